@@ -1,0 +1,1 @@
+//! Conformance harness for OpenAPI-to-MCP gateways.

@@ -1,0 +1,1 @@
+//! Loopback upstream for the conformance harness.

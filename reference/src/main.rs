@@ -1,0 +1,228 @@
+//! `hosted-mcp-gateway`: puts an MCP server in front of an HTTP API described by OpenAPI.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use hosted_mcp_gateway::convert::{self, Catalogue, CredentialPlacement};
+use hosted_mcp_gateway::gateway::{Gateway, UpstreamConfig};
+use hosted_mcp_gateway::load;
+use hosted_mcp_gateway::mcp::{self, HttpAccess, McpServer};
+
+/// The environment variable that holds the stored credential.
+const CREDENTIAL_ENV: &str = "HOSTED_MCP_CREDENTIAL";
+
+#[derive(Parser)]
+#[command(
+    name = "hosted-mcp-gateway",
+    version,
+    about = "Turn every operation of an OpenAPI document into an MCP tool, and call the API safely.",
+    long_about = "Turn every operation of an OpenAPI document into an MCP tool, and call the API safely.\n\n\
+        Each tool call is checked against the tool's input schema, then sent as exactly one request \
+        to the base URL you give, with the credential from the HOSTED_MCP_CREDENTIAL environment \
+        variable (or --credential-file). Nothing of the agent's own request is forwarded, and the \
+        credential never comes back to the agent.\n\n\
+        Examples:\n  \
+        hosted-mcp-gateway tools --openapi petstore.yaml\n  \
+        HOSTED_MCP_CREDENTIAL=sk-123 hosted-mcp-gateway serve --openapi petstore.yaml \\\n      \
+        --base-url https://api.example.com/v1 --listen 127.0.0.1:8080"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the tools/list result for a document as JSON, then exit.
+    Tools {
+        /// The OpenAPI document (3.0 or 3.1, JSON or YAML; Swagger 2.0 is converted).
+        #[arg(long, value_name = "FILE")]
+        openapi: PathBuf,
+    },
+    /// Serve the document's tools over MCP (Streamable HTTP at /mcp, or stdio).
+    Serve(ServeArgs),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// The OpenAPI document (3.0 or 3.1, JSON or YAML; Swagger 2.0 is converted).
+    #[arg(long, value_name = "FILE")]
+    openapi: PathBuf,
+    /// The API owner's verified host; each operation's path is appended to it.
+    #[arg(long, value_name = "URL")]
+    base_url: String,
+    /// Address for Streamable HTTP. Loopback by default: expose it only on purpose.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", conflicts_with = "stdio")]
+    listen: SocketAddr,
+    /// Speak MCP over stdin and stdout instead of HTTP.
+    #[arg(long)]
+    stdio: bool,
+    /// Read the credential from this file instead of HOSTED_MCP_CREDENTIAL
+    /// (one trailing newline is ignored).
+    #[arg(long, value_name = "FILE")]
+    credential_file: Option<PathBuf>,
+    /// Where the credential goes: `bearer`, `basic` (credential is user:password),
+    /// `header:NAME` or `query:NAME`. Default: the document's security scheme.
+    #[arg(long, value_name = "PLACE", value_parser = parse_placement)]
+    credential_in: Option<CredentialPlacement>,
+    /// Accept this Host header too (besides localhost), when serving behind a name.
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    allowed_hosts: Vec<String>,
+    /// Accept browser requests from this origin (e.g. https://app.example.com:443);
+    /// requests from any other Origin are refused.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    allowed_origins: Vec<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Tools { openapi } => {
+            let catalogue = catalogue(&openapi)?;
+            let json = mcp::tools_list_json(&catalogue.tools);
+            let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+            println!("{text}");
+            Ok(())
+        }
+        Command::Serve(args) => serve(args),
+    }
+}
+
+fn catalogue(openapi: &Path) -> Result<Catalogue, String> {
+    let document = load::load_path(openapi).map_err(|e| e.to_string())?;
+    convert::convert(&document).map_err(|e| e.to_string())
+}
+
+fn serve(args: ServeArgs) -> Result<(), String> {
+    let catalogue = catalogue(&args.openapi)?;
+    let credential = read_credential(args.credential_file.as_deref())?;
+    let upstream = UpstreamConfig {
+        base_url: args.base_url,
+        credential,
+        placement: args.credential_in,
+    };
+    let tool_count = catalogue.tools.len();
+    let gateway = Gateway::new(catalogue, upstream).map_err(|e| e.to_string())?;
+    let server = McpServer::new(Arc::new(gateway));
+
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        if args.stdio {
+            // stdout belongs to MCP; the start-up line goes to stderr.
+            eprintln!("hosted-mcp-gateway: {tool_count} tools over stdio");
+            mcp::serve_stdio(server).await
+        } else {
+            let listener = tokio::net::TcpListener::bind(args.listen)
+                .await
+                .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", args.listen)))?;
+            if let Some(address) = mcp::bound_address(&listener) {
+                eprintln!(
+                    "hosted-mcp-gateway: {tool_count} tools at http://{address}{}",
+                    mcp::ENDPOINT
+                );
+            }
+            let access = HttpAccess {
+                allowed_hosts: args.allowed_hosts,
+                allowed_origins: args.allowed_origins,
+            };
+            mcp::serve_http(server, listener, access, shutdown_signal()).await
+        }
+    })
+    .map_err(|e| e.to_string())
+}
+
+/// The credential from `--credential-file` or the environment, never from the
+/// command line, where the process list would show it.
+fn read_credential(file: Option<&Path>) -> Result<Option<String>, String> {
+    let raw = match file {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read credential file {}: {e}", path.display()))?,
+        None => match std::env::var(CREDENTIAL_ENV) {
+            Ok(value) => value,
+            Err(std::env::VarError::NotPresent) => return Ok(None),
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(format!("{CREDENTIAL_ENV} is not valid UTF-8"))
+            }
+        },
+    };
+    let credential = raw.strip_suffix('\n').unwrap_or(&raw);
+    let credential = credential.strip_suffix('\r').unwrap_or(credential);
+    Ok((!credential.is_empty()).then(|| credential.to_string()))
+}
+
+fn parse_placement(text: &str) -> Result<CredentialPlacement, String> {
+    let named = |name: &str| {
+        if name.is_empty() {
+            Err(format!("`{text}` needs a name after the colon"))
+        } else {
+            Ok(name.to_string())
+        }
+    };
+    match text.split_once(':') {
+        None if text.eq_ignore_ascii_case("bearer") => Ok(CredentialPlacement::Bearer),
+        None if text.eq_ignore_ascii_case("basic") => Ok(CredentialPlacement::Basic),
+        Some(("header", name)) => named(name).map(CredentialPlacement::Header),
+        Some(("query", name)) => named(name).map(CredentialPlacement::Query),
+        _ => Err(format!(
+            "unknown placement `{text}`: use bearer, basic, header:NAME or query:NAME"
+        )),
+    }
+}
+
+/// Completes on Ctrl-C or SIGTERM, so the server stops accepting and exits cleanly.
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(signal) => signal,
+                Err(_) => {
+                    let _ = interrupt.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placements_parse_from_their_written_forms() {
+        assert_eq!(parse_placement("bearer"), Ok(CredentialPlacement::Bearer));
+        assert_eq!(parse_placement("basic"), Ok(CredentialPlacement::Basic));
+        assert_eq!(
+            parse_placement("header:X-Api-Key"),
+            Ok(CredentialPlacement::Header("X-Api-Key".into()))
+        );
+        assert_eq!(
+            parse_placement("query:api_key"),
+            Ok(CredentialPlacement::Query("api_key".into()))
+        );
+        assert!(parse_placement("header:").is_err());
+        assert!(parse_placement("cookie:session").is_err());
+    }
+}

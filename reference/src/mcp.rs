@@ -1,0 +1,207 @@
+//! The MCP face of the gateway, and the only module that knows MCP.
+//!
+//! Both protocol eras come from `rmcp`: the `initialize` handshake (2025-06-18,
+//! 2025-11-25) with sessions, and 2026-07-28 with `server/discover` and no
+//! sessions (TC-PROTO-002, TC-PROTO-003). The tool list is turned into MCP
+//! tools once, at start-up, and served from memory on every `tools/list`.
+
+use std::borrow::Cow;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::convert;
+use crate::gateway::Gateway;
+
+/// The path of the one Streamable HTTP endpoint.
+pub const ENDPOINT: &str = "/mcp";
+
+/// An MCP server in front of a [`Gateway`]. Cheap to clone: the stateless
+/// 2026-07-28 transport makes one per request.
+#[derive(Clone)]
+pub struct McpServer {
+    gateway: Arc<Gateway>,
+    tools: Arc<[rmcp::model::Tool]>,
+}
+
+impl McpServer {
+    pub fn new(gateway: Arc<Gateway>) -> Self {
+        let tools = mcp_tools(gateway.tools()).into();
+        Self { gateway, tools }
+    }
+}
+
+/// The MCP tool for each converted tool, in list order (TC-PROTO-006).
+///
+/// Hints are always written out as booleans (TC-HINT-001) and no output schema
+/// is declared (TC-SCHEMA-005).
+pub fn mcp_tools(tools: &[convert::Tool]) -> Vec<rmcp::model::Tool> {
+    tools.iter().map(mcp_tool).collect()
+}
+
+fn mcp_tool(tool: &convert::Tool) -> rmcp::model::Tool {
+    let mut mcp = rmcp::model::Tool::new_with_raw(
+        tool.name.clone(),
+        tool.description.clone().map(Cow::Owned),
+        Arc::new(tool.input_schema.clone()),
+    );
+    mcp.title = tool.title.clone();
+    mcp.annotations = Some(ToolAnnotations::from_raw(
+        None,
+        Some(tool.hints.read_only),
+        Some(tool.hints.destructive),
+        Some(tool.hints.idempotent),
+        None,
+    ));
+    mcp
+}
+
+/// The `tools/list` result as JSON, for `hosted-mcp-gateway tools`.
+pub fn tools_list_json(tools: &[convert::Tool]) -> serde_json::Value {
+    serde_json::json!({ "tools": mcp_tools(tools) })
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new("hosted-mcp-gateway", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        // Only the tool's name and arguments cross into the gateway: nothing of
+        // the agent's own request (headers, cookies) can reach the upstream
+        // (TC-REQ-009).
+        match self.gateway.call(&request.name, request.arguments).await {
+            Ok(answer) => {
+                let content = vec![ContentBlock::text(answer.text)];
+                let result = if answer.is_error {
+                    CallToolResult::error(content)
+                } else {
+                    CallToolResult::success(content)
+                };
+                Ok(result.into())
+            }
+            // TC-PROTO-004: an unknown tool is a protocol error, not a tool result.
+            Err(unknown) => Err(ErrorData::invalid_params(unknown.to_string(), None)),
+        }
+    }
+}
+
+/// Serves MCP over the process's stdin and stdout until the client closes them.
+pub async fn serve_stdio(server: McpServer) -> std::io::Result<()> {
+    let running = server
+        .serve(rmcp::transport::io::stdio())
+        .await
+        .map_err(std::io::Error::other)?;
+    running.waiting().await.map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+/// Who may talk to the HTTP endpoint.
+#[derive(Debug, Clone, Default)]
+pub struct HttpAccess {
+    /// `Host` values accepted besides loopback names (DNS-rebinding guard).
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins accepted; any other `Origin` is refused (TC-PROTO-007).
+    pub allowed_origins: Vec<String>,
+}
+
+/// Serves MCP over Streamable HTTP at [`ENDPOINT`] on `listener` until `shutdown` completes.
+pub async fn serve_http(
+    server: McpServer,
+    listener: TcpListener,
+    access: HttpAccess,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let cancel = CancellationToken::new();
+    let mut hosts = vec![
+        "localhost".to_string(),
+        "127.0.0.1".to_string(),
+        "::1".to_string(),
+    ];
+    hosts.extend(access.allowed_hosts);
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(access.allowed_origins)
+        .enforce_origin_validation()
+        .with_cancellation_token(cancel.clone());
+    let service: StreamableHttpService<McpServer, LocalSessionManager> =
+        StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config);
+
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                // A failed accept (out of descriptors, a reset handshake) must not stop the server.
+                Err(_) => continue,
+            },
+            () = &mut shutdown => break,
+        };
+        let service = service.clone();
+        tokio::spawn(async move {
+            let route = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+                let service = TowerToHyperService::new(service.clone());
+                async move {
+                    if request.uri().path() == ENDPOINT {
+                        hyper::service::Service::call(&service, request).await
+                    } else {
+                        Ok(not_found())
+                    }
+                }
+            });
+            // A client that misbehaves only loses its own connection.
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), route)
+                .await;
+        });
+    }
+    cancel.cancel();
+    Ok(())
+}
+
+type BoxBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+fn not_found() -> hyper::Response<BoxBody> {
+    use http_body_util::BodyExt;
+    let mut response = hyper::Response::new(
+        http_body_util::Full::new(Bytes::from_static(b"not found: MCP is served at /mcp\n"))
+            .boxed(),
+    );
+    *response.status_mut() = hyper::StatusCode::NOT_FOUND;
+    response
+}
+
+/// The address actually bound, for the start-up line (a port of 0 picks a free one).
+pub fn bound_address(listener: &TcpListener) -> Option<SocketAddr> {
+    listener.local_addr().ok()
+}
