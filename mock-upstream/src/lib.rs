@@ -1,1 +1,198 @@
 //! Loopback upstream for the conformance harness.
+//!
+//! An [`Upstream`] is the API a gateway under test calls. It listens on
+//! `127.0.0.1` on a port of its own and does two jobs:
+//!
+//! - **It records every request exactly as it arrived**: method, the raw
+//!   request-target (`/a/%2e%2e/b` stays `/a/%2e%2e/b`, `/a/../b` stays
+//!   `/a/../b`), headers and body bytes. Read them with [`Upstream::requests`].
+//!   wiremock cannot do this itself: its `Request` goes through the `url`
+//!   crate, which resolves dot segments.
+//! - **It answers**, either with an ordinary [wiremock] stub mounted on
+//!   [`Upstream::stubs`] (the request is forwarded there unchanged, and the
+//!   stub's status, headers and body come back verbatim, redirects included),
+//!   or with a [`Behaviour`] registered for the request's raw path, for what a
+//!   stub cannot express: resetting the connection, never answering, slow or
+//!   endless bodies, and bodies sent in chosen chunks.
+//!
+//! A request that matches no stub and no behaviour gets wiremock's `404`.
+//!
+//! Dropping the `Upstream` stops its listener and every connection it is
+//! serving, endless bodies included.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use mock_upstream::{Behaviour, Upstream};
+//! use wiremock::matchers::{method, path};
+//! use wiremock::{Mock, ResponseTemplate};
+//!
+//! # async fn example() -> std::io::Result<()> {
+//! let upstream = Upstream::start().await?;
+//!
+//! // An ordinary answer: a wiremock stub.
+//! Mock::given(method("GET"))
+//!     .and(path("/pets"))
+//!     .respond_with(ResponseTemplate::new(200).set_body_string("[]"))
+//!     .mount(upstream.stubs())
+//!     .await;
+//!
+//! // What wiremock cannot do: keyed by the exact raw path.
+//! upstream.set_behaviour("/slow", Behaviour::DelayHeaders(Duration::from_secs(20)));
+//! upstream.set_behaviour("/broken", Behaviour::Reset);
+//!
+//! // ... point the gateway at `upstream.base_url()` and call it ...
+//!
+//! for request in upstream.requests() {
+//!     println!("{} {}", request.method, request.target);
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Limits
+//!
+//! The front door is a hyper HTTP/1 server. A request hyper itself rejects as
+//! malformed (for instance raw non-ASCII bytes in the request-target) is
+//! answered `400` by hyper and is not recorded.
+
+mod record;
+mod server;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use wiremock::MockServer;
+
+pub use record::RecordedRequest;
+
+/// What the upstream does with a request whose raw path has been given a
+/// behaviour with [`Upstream::set_behaviour`], instead of forwarding it to the
+/// stubs. Every such request is still recorded, body included, first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Behaviour {
+    /// Read the whole request, then close the connection without answering
+    /// (with `SO_LINGER` 0, so the peer sees a reset).
+    Reset,
+    /// Read the whole request and never answer.
+    Stall,
+    /// Wait this long, then answer from the stubs as usual.
+    DelayHeaders(Duration),
+    /// Send the status and headers at once, then `chunk` every `interval`,
+    /// until the client goes away.
+    Trickle {
+        status: u16,
+        content_type: String,
+        chunk: Vec<u8>,
+        interval: Duration,
+    },
+    /// A `200` whose body repeats `chunk` as fast as the client reads, until
+    /// the client goes away.
+    Endless {
+        content_type: String,
+        chunk: Vec<u8>,
+    },
+    /// A body sent as exactly these chunks, each flushed to the wire with a
+    /// `pause` before the next, so that a value can be split across two reads.
+    Chunked {
+        status: u16,
+        content_type: String,
+        chunks: Vec<Vec<u8>>,
+        pause: Duration,
+    },
+}
+
+/// A loopback upstream for one scenario. See the [crate docs](crate).
+pub struct Upstream {
+    addr: SocketAddr,
+    stubs: MockServer,
+    shared: Arc<Shared>,
+    accept_loop: JoinHandle<()>,
+}
+
+/// State shared between the [`Upstream`] handle and its connections.
+#[derive(Default)]
+struct Shared {
+    requests: Mutex<Vec<RecordedRequest>>,
+    behaviours: Mutex<HashMap<String, Behaviour>>,
+}
+
+impl Shared {
+    fn requests(&self) -> MutexGuard<'_, Vec<RecordedRequest>> {
+        self.requests.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn behaviours(&self) -> MutexGuard<'_, HashMap<String, Behaviour>> {
+        self.behaviours
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Upstream {
+    /// Starts an upstream on a free port of `127.0.0.1`, with a fresh
+    /// wiremock server behind it. Must be called inside a Tokio runtime.
+    pub async fn start() -> std::io::Result<Upstream> {
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+        let addr = listener.local_addr()?;
+        let stubs = MockServer::start().await;
+        let shared = Arc::new(Shared::default());
+        let accept_loop = tokio::spawn(server::accept_loop(
+            listener,
+            Arc::clone(&shared),
+            *stubs.address(),
+        ));
+        Ok(Upstream {
+            addr,
+            stubs,
+            shared,
+            accept_loop,
+        })
+    }
+
+    /// The URL to give the gateway as its base URL: `http://127.0.0.1:PORT`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The wiremock server that answers every request without a behaviour.
+    /// Mount ordinary [`wiremock::Mock`]s here.
+    ///
+    /// Its matchers see the request after the `url` crate has parsed it (dot
+    /// segments resolved); use [`Upstream::requests`] to see the raw one.
+    pub fn stubs(&self) -> &MockServer {
+        &self.stubs
+    }
+
+    /// Gives requests whose raw path (the request-target before any `?`) is
+    /// exactly `path` this behaviour, replacing any earlier one for that path.
+    pub fn set_behaviour(&self, path: &str, behaviour: Behaviour) {
+        self.shared.behaviours().insert(path.to_owned(), behaviour);
+    }
+
+    /// Every request that reached this upstream so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.requests().clone()
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        // The accept loop owns every connection task; aborting it drops them all.
+        self.accept_loop.abort();
+    }
+}
+
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("base_url", &self.base_url())
+            .field("stubs", &self.stubs.uri())
+            .finish_non_exhaustive()
+    }
+}

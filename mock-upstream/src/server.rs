@@ -1,0 +1,216 @@
+//! The front door: record each request, then answer it by its behaviour or by
+//! forwarding it to the stubs.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::stream::{self, Stream, StreamExt};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::header::{HeaderMap, HeaderValue, CONNECTION, CONTENT_TYPE, TRANSFER_ENCODING};
+use hyper::http::request;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinSet;
+
+use crate::{Behaviour, RecordedRequest, Shared};
+
+type Body = UnsyncBoxBody<Bytes, io::Error>;
+
+/// Accepts connections until aborted; aborting it drops (and so aborts) every
+/// connection task it started.
+pub(crate) async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stubs: SocketAddr) {
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    connections.spawn(serve(stream, Arc::clone(&shared), stubs));
+                }
+                // Out of file descriptors, say: wait a little rather than spin.
+                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+}
+
+/// Serves one connection with hyper's HTTP/1 server.
+async fn serve(stream: TcpStream, shared: Arc<Shared>, stubs: SocketAddr) -> io::Result<()> {
+    // A second handle on the same socket, so that a `Reset` behaviour can set
+    // `SO_LINGER` 0 on the socket hyper owns.
+    let socket = stream.into_std()?;
+    let handle = Arc::new(socket.try_clone()?);
+    let stream = TcpStream::from_std(socket)?;
+
+    let service = hyper::service::service_fn(move |request| {
+        answer(request, Arc::clone(&shared), stubs, Arc::clone(&handle))
+    });
+    hyper::server::conn::http1::Builder::new()
+        .serve_connection(TokioIo::new(stream), service)
+        .await
+        .map_err(io::Error::other)
+}
+
+/// Records the request, then answers it. An `Err` makes hyper drop the
+/// connection without writing anything.
+async fn answer(
+    request: Request<Incoming>,
+    shared: Arc<Shared>,
+    stubs: SocketAddr,
+    socket: Arc<std::net::TcpStream>,
+) -> io::Result<Response<Body>> {
+    let (parts, body) = request.into_parts();
+    let body = body.collect().await.map_err(io::Error::other)?.to_bytes();
+    let recorded = RecordedRequest::new(
+        parts.method.to_string(),
+        // `Uri` keeps the request-target's bytes as received: no dot-segment
+        // resolution, no change to percent-encoding.
+        parts.uri.to_string(),
+        parts
+            .headers
+            .iter()
+            .map(|(name, value)| (name.as_str().to_owned(), value.as_bytes().to_vec()))
+            .collect(),
+        body.to_vec(),
+    );
+    let behaviour = shared.behaviours().get(&recorded.path).cloned();
+    shared.requests().push(recorded);
+
+    match behaviour {
+        None => Ok(forward(stubs, parts, body).await),
+        Some(Behaviour::DelayHeaders(delay)) => {
+            tokio::time::sleep(delay).await;
+            Ok(forward(stubs, parts, body).await)
+        }
+        Some(Behaviour::Reset) => {
+            socket2::SockRef::from(&*socket).set_linger(Some(Duration::ZERO))?;
+            Err(io::Error::new(
+                io::ErrorKind::ConnectionReset,
+                "mock-upstream resets this connection on purpose",
+            ))
+        }
+        Some(Behaviour::Stall) => std::future::pending().await,
+        Some(Behaviour::Trickle {
+            status,
+            content_type,
+            chunk,
+            interval,
+        }) => {
+            let chunk = Bytes::from(chunk);
+            let chunks = stream::unfold((), move |()| {
+                let chunk = chunk.clone();
+                async move {
+                    tokio::time::sleep(interval).await;
+                    Some((chunk, ()))
+                }
+            });
+            Ok(streamed(status, &content_type, chunks))
+        }
+        Some(Behaviour::Endless {
+            content_type,
+            chunk,
+        }) => {
+            // An empty chunk would spin forever without sending a byte.
+            let chunks = if chunk.is_empty() {
+                stream::empty().boxed()
+            } else {
+                stream::repeat(Bytes::from(chunk)).boxed()
+            };
+            Ok(streamed(200, &content_type, chunks))
+        }
+        Some(Behaviour::Chunked {
+            status,
+            content_type,
+            chunks,
+            pause,
+        }) => {
+            let chunks = stream::iter(chunks.into_iter().enumerate()).then(move |(i, chunk)| {
+                async move {
+                    // hyper flushes what it has written while the next chunk waits.
+                    if i > 0 {
+                        tokio::time::sleep(pause).await;
+                    }
+                    Bytes::from(chunk)
+                }
+            });
+            Ok(streamed(status, &content_type, chunks))
+        }
+    }
+}
+
+/// A response whose body is `chunks`, sent with chunked transfer-encoding.
+/// An empty `content_type` sends no `Content-Type` header.
+fn streamed<S>(status: u16, content_type: &str, chunks: S) -> Response<Body>
+where
+    S: Stream<Item = Bytes> + Send + 'static,
+{
+    let body = StreamBody::new(chunks.map(|chunk| Ok(Frame::data(chunk))));
+    let mut response = Response::new(body.boxed_unsync());
+    *response.status_mut() =
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if !content_type.is_empty() {
+        if let Ok(value) = HeaderValue::from_str(content_type) {
+            response.headers_mut().insert(CONTENT_TYPE, value);
+        }
+    }
+    response
+}
+
+/// Sends the request unchanged to the stubs and hands back their answer
+/// verbatim. Redirects are answers like any other: nothing is followed.
+async fn forward(stubs: SocketAddr, parts: request::Parts, body: Bytes) -> Response<Body> {
+    match exchange_with_stubs(stubs, parts, body).await {
+        Ok(response) => response,
+        Err(error) => {
+            let mut response = Response::new(full(format!(
+                "mock-upstream could not reach its stubs: {error}"
+            )));
+            *response.status_mut() = StatusCode::BAD_GATEWAY;
+            response
+        }
+    }
+}
+
+async fn exchange_with_stubs(
+    stubs: SocketAddr,
+    mut parts: request::Parts,
+    body: Bytes,
+) -> Result<Response<Body>, Box<dyn std::error::Error + Send + Sync>> {
+    let stream = TcpStream::connect(stubs).await?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+
+    parts.extensions = Default::default();
+    remove_hop_by_hop(&mut parts.headers);
+    let request = Request::from_parts(parts, Full::new(body));
+    let exchange = async move {
+        let response = sender.send_request(request).await?;
+        let (parts, body) = response.into_parts();
+        let body = body.collect().await?.to_bytes();
+        Ok::<_, hyper::Error>((parts, body))
+        // `sender` is dropped here, which lets `connection` finish.
+    };
+    let (answer, _) = tokio::join!(exchange, connection);
+    let (mut parts, body) = answer?;
+
+    remove_hop_by_hop(&mut parts.headers);
+    Ok(Response::from_parts(parts, full(body)))
+}
+
+/// Headers about one connection, which must not be copied to another.
+fn remove_hop_by_hop(headers: &mut HeaderMap) {
+    headers.remove(CONNECTION);
+    headers.remove(TRANSFER_ENCODING);
+}
+
+fn full(body: impl Into<Bytes>) -> Body {
+    Full::new(body.into())
+        .map_err(|never| match never {})
+        .boxed_unsync()
+}
