@@ -1,0 +1,162 @@
+//! A real third-party MCP client, the official Python SDK, lists the
+//! reference gateway's tools over Streamable HTTP (both protocol eras) and
+//! over stdio, and sees exactly what `hosted-mcp-gateway tools` prints.
+//!
+//! The SDK is installed by this test into a virtual environment under the
+//! target directory (pinned in `tests/python/requirements.txt`), once per
+//! requirements file; it needs `python3` and access to PyPI the first time.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const GATEWAY: &str = env!("CARGO_BIN_EXE_hosted-mcp-gateway");
+
+fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture() -> PathBuf {
+    manifest_dir().join("../fixtures/petstore.yaml")
+}
+
+/// The venv's python, creating the venv and installing the SDK when the
+/// requirements changed since the last install.
+fn python() -> PathBuf {
+    static INSTALL: Mutex<()> = Mutex::new(());
+    let _guard = INSTALL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+
+    let requirements = manifest_dir().join("tests/python/requirements.txt");
+    let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt is readable");
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-mcp-sdk");
+    let python = venv.join("bin/python");
+    let stamp = venv.join("installed-requirements.txt");
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
+        return python;
+    }
+    run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv));
+    run_checked(
+        Command::new(&python)
+            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
+            .arg(&requirements),
+    );
+    std::fs::write(&stamp, wanted).expect("stamp is writable");
+    python
+}
+
+fn run_checked(command: &mut Command) -> Output {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The tools the gateway itself says it serves, from `hosted-mcp-gateway tools`.
+fn expected_tools() -> Vec<Value> {
+    let output = run_checked(
+        Command::new(GATEWAY)
+            .args(["tools", "--openapi"])
+            .arg(fixture()),
+    );
+    let listed: Value = serde_json::from_slice(&output.stdout).expect("tools prints JSON");
+    listed["tools"].as_array().expect("a tools array").clone()
+}
+
+fn list_with_sdk(args: &[&str]) -> Value {
+    let script = manifest_dir().join("tests/python/list_tools.py");
+    let output = run_checked(Command::new(python()).arg(script).args(args));
+    serde_json::from_slice(&output.stdout).expect("the script prints JSON")
+}
+
+fn assert_same_tools(seen: &Value, expected: &[Value]) {
+    let seen = seen["tools"].as_array().expect("a tools array");
+    let names = |tools: &[Value]| -> Vec<String> {
+        tools.iter().map(|t| t["name"].as_str().unwrap_or_default().to_string()).collect()
+    };
+    assert_eq!(names(seen), names(expected));
+    for (seen, expected) in seen.iter().zip(expected) {
+        assert_eq!(seen["inputSchema"], expected["inputSchema"], "schema of {}", expected["name"]);
+        assert_eq!(seen["annotations"], expected["annotations"], "hints of {}", expected["name"]);
+    }
+}
+
+/// A gateway serving the fixture over HTTP, killed when dropped.
+struct HttpGateway {
+    child: Child,
+    url: String,
+}
+
+impl HttpGateway {
+    fn start() -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(GATEWAY)
+            .args(["serve", "--openapi"])
+            .arg(fixture())
+            .args(["--base-url", "http://127.0.0.1:9", "--listen"])
+            .arg(format!("127.0.0.1:{port}"))
+            .env("HOSTED_MCP_CREDENTIAL", "python-client-test")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the gateway starts");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "the gateway never listened on {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Self {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpGateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn python_sdk_lists_tools_over_streamable_http_with_initialize() {
+    let gateway = HttpGateway::start();
+    let seen = list_with_sdk(&["http", &gateway.url, "handshake"]);
+    assert_same_tools(&seen, &expected_tools());
+}
+
+#[test]
+fn python_sdk_lists_tools_over_streamable_http_with_discover() {
+    let gateway = HttpGateway::start();
+    let seen = list_with_sdk(&["http", &gateway.url, "discover"]);
+    assert_same_tools(&seen, &expected_tools());
+}
+
+#[test]
+fn python_sdk_lists_tools_over_stdio() {
+    let fixture = fixture();
+    let seen = list_with_sdk(&[
+        "stdio",
+        GATEWAY,
+        "serve",
+        "--openapi",
+        fixture.to_str().expect("a UTF-8 path"),
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--stdio",
+    ]);
+    assert_same_tools(&seen, &expected_tools());
+}
