@@ -1,1 +1,318 @@
-//! TODO
+//! Argument checking: each tool's input schema compiled once, every call checked against it.
+//!
+//! Rules: TC-CHECK-001 … TC-CHECK-015 (see `docs/rules.md`).
+//!
+//! Compilation turns the schema into an arena of [`compile::Node`]s, with every
+//! local `$ref` already pointing at an arena index, so a call never resolves a
+//! reference and recursive schemas cost nothing extra. Checking walks the
+//! arguments and the arena together; it allocates only when it has something to
+//! report, because the path to the current value lives on the call stack as
+//! borrowed segments and becomes a JSON Pointer only for a violation.
+
+mod compile;
+mod format;
+mod json;
+mod violation;
+
+use serde_json::{Map, Value};
+
+use compile::{Additional, Node, NodeId};
+pub use format::Format;
+pub use violation::{JsonType, Problem, TypeSet, Violation};
+
+/// Values nested deeper than this are left to the API (TC-CHECK-011): the
+/// arguments object is depth 0 and each property or item adds one.
+pub const MAX_CHECKED_DEPTH: usize = 8;
+
+/// How many `$ref`s may be followed in a row without descending into a value;
+/// only a schema whose references loop onto themselves ever reaches it.
+const MAX_REFERENCE_HOPS: u8 = 32;
+
+/// One tool's input schema, compiled for repeated checking.
+#[derive(Debug, Clone)]
+pub struct Validator {
+    nodes: Vec<Node>,
+    root: NodeId,
+}
+
+impl Validator {
+    /// Compiles an input schema. Never fails: keywords outside the checked set,
+    /// malformed keyword values and references that lead nowhere are ignored
+    /// (TC-CHECK-012), so they are left to the API like everything unchecked.
+    pub fn compile(input_schema: &Map<String, Value>) -> Validator {
+        let (nodes, root) = compile::compile(input_schema);
+        Validator { nodes, root }
+    }
+
+    /// Checks the arguments and reports every wrong place, not just the first
+    /// (TC-CHECK-013). Nothing is allocated when the arguments are valid.
+    pub fn validate(&self, arguments: &Value) -> Result<(), Vec<Violation>> {
+        let mut walk = Walk {
+            nodes: &self.nodes,
+            violations: Vec::new(),
+        };
+        walk.visit(self.root, arguments, None, 0, 0);
+        if walk.violations.is_empty() {
+            Ok(())
+        } else {
+            Err(walk.violations)
+        }
+    }
+}
+
+/// One step from a value to one of its children.
+#[derive(Debug, Clone, Copy)]
+enum Segment<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+/// Where the walk is: a chain of frames on the call stack, so following the
+/// path costs no allocation.
+struct Location<'p, 'v> {
+    parent: Option<&'p Location<'p, 'v>>,
+    segment: Segment<'v>,
+}
+
+/// Renders a location, plus an optional last key, as an RFC 6901 pointer.
+fn pointer(location: Option<&Location<'_, '_>>, last: Option<&str>) -> String {
+    let mut segments = Vec::new();
+    let mut current = location;
+    while let Some(frame) = current {
+        segments.push(frame.segment);
+        current = frame.parent;
+    }
+    let mut pointer = String::new();
+    for segment in segments.iter().rev() {
+        pointer.push('/');
+        match segment {
+            Segment::Key(key) => push_escaped(&mut pointer, key),
+            Segment::Index(index) => pointer.push_str(&index.to_string()),
+        }
+    }
+    if let Some(key) = last {
+        pointer.push('/');
+        push_escaped(&mut pointer, key);
+    }
+    pointer
+}
+
+/// RFC 6901: `~` becomes `~0` and `/` becomes `~1`.
+fn push_escaped(pointer: &mut String, key: &str) {
+    for character in key.chars() {
+        match character {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            other => pointer.push(other),
+        }
+    }
+}
+
+struct Walk<'n> {
+    nodes: &'n [Node],
+    violations: Vec<Violation>,
+}
+
+impl Walk<'_> {
+    fn report(
+        &mut self,
+        location: Option<&Location<'_, '_>>,
+        last: Option<&str>,
+        problem: Problem,
+    ) {
+        self.violations.push(Violation {
+            pointer: pointer(location, last),
+            problem,
+        });
+    }
+
+    /// Checks `value`, found at `location` and `depth`, against node `id`.
+    fn visit<'v>(
+        &mut self,
+        id: NodeId,
+        value: &'v Value,
+        location: Option<&Location<'_, 'v>>,
+        depth: usize,
+        reference_hops: u8,
+    ) {
+        let nodes = self.nodes;
+        let Some(node) = nodes.get(id) else {
+            return;
+        };
+        if node.rejects_everything {
+            self.report(location, None, Problem::NotAllowed);
+            return;
+        }
+        if let Some(target) = node.reference {
+            if reference_hops < MAX_REFERENCE_HOPS {
+                self.visit(target, value, location, depth, reference_hops + 1);
+            }
+        }
+        if let Some(expected) = node.types {
+            let found = JsonType::of(value);
+            if !expected.admits(value) {
+                self.report(location, None, Problem::WrongType { expected, found });
+                // The remaining keywords describe a value of another type.
+                return;
+            }
+        }
+        if let Some(allowed) = &node.enumeration {
+            if !allowed
+                .iter()
+                .any(|candidate| json::equal(candidate, value))
+            {
+                self.report(location, None, Problem::NotInEnum);
+            }
+        }
+        if let Some(constant) = &node.constant {
+            if !json::equal(constant, value) {
+                self.report(location, None, Problem::NotConst);
+            }
+        }
+        match value {
+            Value::String(text) => self.check_string(node, text, location),
+            Value::Number(number) => self.check_number(node, number, location),
+            Value::Array(items) => self.check_array(node, items, location, depth),
+            Value::Object(members) => self.check_object(node, members, location, depth),
+            Value::Null | Value::Bool(_) => {}
+        }
+    }
+
+    fn check_string(&mut self, node: &Node, text: &str, location: Option<&Location<'_, '_>>) {
+        // TC-CHECK-007: characters, not bytes. A string never has more
+        // characters than bytes, so the byte length often settles it uncounted.
+        if let Some(min) = node.min_length {
+            if (text.len() as u64) < min || (text.chars().count() as u64) < min {
+                self.report(location, None, Problem::TooShort { min });
+            }
+        }
+        if let Some(max) = node.max_length {
+            if (text.len() as u64) > max && (text.chars().count() as u64) > max {
+                self.report(location, None, Problem::TooLong { max });
+            }
+        }
+        if let Some(format) = node.format {
+            if !format.accepts(text) {
+                self.report(location, None, Problem::BadFormat { format });
+            }
+        }
+    }
+
+    fn check_number(
+        &mut self,
+        node: &Node,
+        number: &serde_json::Number,
+        location: Option<&Location<'_, '_>>,
+    ) {
+        use std::cmp::Ordering::{Greater, Less};
+        if let Some(bound) = &node.minimum {
+            if json::compare(number, bound) == Some(Less) {
+                let problem = Problem::BelowMinimum {
+                    bound: bound.clone(),
+                    exclusive: false,
+                };
+                self.report(location, None, problem);
+            }
+        }
+        if let Some(bound) = &node.exclusive_minimum {
+            if json::compare(number, bound) != Some(Greater) {
+                let problem = Problem::BelowMinimum {
+                    bound: bound.clone(),
+                    exclusive: true,
+                };
+                self.report(location, None, problem);
+            }
+        }
+        if let Some(bound) = &node.maximum {
+            if json::compare(number, bound) == Some(Greater) {
+                let problem = Problem::AboveMaximum {
+                    bound: bound.clone(),
+                    exclusive: false,
+                };
+                self.report(location, None, problem);
+            }
+        }
+        if let Some(bound) = &node.exclusive_maximum {
+            if json::compare(number, bound) != Some(Less) {
+                let problem = Problem::AboveMaximum {
+                    bound: bound.clone(),
+                    exclusive: true,
+                };
+                self.report(location, None, problem);
+            }
+        }
+    }
+
+    fn check_array<'v>(
+        &mut self,
+        node: &Node,
+        items: &'v [Value],
+        location: Option<&Location<'_, 'v>>,
+        depth: usize,
+    ) {
+        let count = items.len() as u64;
+        if let Some(min) = node.min_items {
+            if count < min {
+                self.report(location, None, Problem::TooFewItems { min });
+            }
+        }
+        if let Some(max) = node.max_items {
+            if count > max {
+                self.report(location, None, Problem::TooManyItems { max });
+            }
+        }
+        let Some(item_schema) = node.items else {
+            return;
+        };
+        if depth + 1 > MAX_CHECKED_DEPTH {
+            return;
+        }
+        for (index, item) in items.iter().enumerate() {
+            let here = Location {
+                parent: location,
+                segment: Segment::Index(index),
+            };
+            self.visit(item_schema, item, Some(&here), depth + 1, 0);
+        }
+    }
+
+    fn check_object<'v>(
+        &mut self,
+        node: &Node,
+        members: &'v Map<String, Value>,
+        location: Option<&Location<'_, 'v>>,
+        depth: usize,
+    ) {
+        // TC-CHECK-002: a missing property is named by its own pointer.
+        for name in node.required.iter() {
+            if !members.contains_key(name.as_str()) {
+                self.report(location, Some(name), Problem::Missing);
+            }
+        }
+        let children_checked = depth < MAX_CHECKED_DEPTH;
+        for (name, member) in members {
+            let schema = match node.property(name) {
+                Some(schema) => schema,
+                None => match node.additional {
+                    Additional::Any => continue,
+                    Additional::Forbidden => {
+                        // TC-CHECK-003: named by its own pointer too.
+                        self.report(location, Some(name), Problem::NotAllowed);
+                        continue;
+                    }
+                    Additional::Schema(schema) => schema,
+                },
+            };
+            if children_checked {
+                let here = Location {
+                    parent: location,
+                    segment: Segment::Key(name),
+                };
+                self.visit(schema, member, Some(&here), depth + 1, 0);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
