@@ -7,7 +7,9 @@
 //!   request-target (`/a/%2e%2e/b` stays `/a/%2e%2e/b`, `/a/../b` stays
 //!   `/a/../b`), headers and body bytes. Read them with [`Upstream::requests`].
 //!   wiremock cannot do this itself: its `Request` goes through the `url`
-//!   crate, which resolves dot segments.
+//!   crate, which resolves dot segments. The bytes of every connection are
+//!   kept too ([`Upstream::wire_bytes`]), so that even a request too
+//!   malformed to parse leaves a trace.
 //! - **It answers**, either with an ordinary [wiremock] stub mounted on
 //!   [`Upstream::stubs`] (the request is forwarded there unchanged, and the
 //!   stub's status, headers and body come back verbatim, redirects included),
@@ -16,6 +18,9 @@
 //!   endless bodies, and bodies sent in chosen chunks.
 //!
 //! A request that matches no stub and no behaviour gets wiremock's `404`.
+//!
+//! The API may live under a base path ([`Upstream::set_base_path`]), and the
+//! upstream can stop listening altogether ([`Upstream::refuse_connections`]).
 //!
 //! Dropping the `Upstream` stops its listener and every connection it is
 //! serving, endless bodies included.
@@ -54,8 +59,9 @@
 //! # Limits
 //!
 //! The front door is a hyper HTTP/1 server. A request hyper itself rejects as
-//! malformed (for instance raw non-ASCII bytes in the request-target) is
-//! answered `400` by hyper and is not recorded.
+//! malformed (a header name with a space in it, say) is
+//! answered `400` by hyper and is not in [`Upstream::requests`]; its bytes are
+//! in [`Upstream::wire_bytes`].
 
 mod record;
 mod server;
@@ -70,6 +76,9 @@ use tokio::task::JoinHandle;
 use wiremock::MockServer;
 
 pub use record::RecordedRequest;
+
+/// How many bytes of each connection [`Upstream::wire_bytes`] keeps.
+pub const WIRE_LIMIT: usize = 4 * 1024 * 1024;
 
 /// What the upstream does with a request whose raw path has been given a
 /// behaviour with [`Upstream::set_behaviour`], instead of forwarding it to the
@@ -112,7 +121,9 @@ pub struct Upstream {
     addr: SocketAddr,
     stubs: MockServer,
     shared: Arc<Shared>,
-    accept_loop: JoinHandle<()>,
+    base_path: Mutex<String>,
+    /// `None` once the upstream refuses connections.
+    accept_loop: Mutex<Option<JoinHandle<()>>>,
 }
 
 /// State shared between the [`Upstream`] handle and its connections.
@@ -120,6 +131,7 @@ pub struct Upstream {
 struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     behaviours: Mutex<HashMap<String, Behaviour>>,
+    connections: Mutex<Vec<Arc<Mutex<Vec<u8>>>>>,
 }
 
 impl Shared {
@@ -131,6 +143,16 @@ impl Shared {
         self.behaviours
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A buffer for the bytes of a newly accepted connection.
+    fn new_connection(&self) -> Arc<Mutex<Vec<u8>>> {
+        let buffer = Arc::default();
+        self.connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Arc::clone(&buffer));
+        buffer
     }
 }
 
@@ -151,13 +173,29 @@ impl Upstream {
             addr,
             stubs,
             shared,
-            accept_loop,
+            base_path: Mutex::default(),
+            accept_loop: Mutex::new(Some(accept_loop)),
         })
     }
 
-    /// The URL to give the gateway as its base URL: `http://127.0.0.1:PORT`.
+    /// The URL to give the gateway as its base URL: `http://127.0.0.1:PORT`,
+    /// followed by the base path if one was set.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        let base_path = self
+            .base_path
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        format!("http://{}{}", self.addr, *base_path)
+    }
+
+    /// Puts the API under `path` (such as `/api/v1`): [`Upstream::base_url`]
+    /// ends with it from now on. Requests are still recorded and stubbed by
+    /// their whole path; nothing outside the base path is refused.
+    pub fn set_base_path(&self, path: &str) {
+        *self
+            .base_path
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = path.to_owned();
     }
 
     /// The wiremock server that answers every request without a behaviour.
@@ -179,12 +217,47 @@ impl Upstream {
     pub fn requests(&self) -> Vec<RecordedRequest> {
         self.shared.requests().clone()
     }
+
+    /// Every byte received so far, one buffer per connection in the order
+    /// they were accepted (the first [`WIRE_LIMIT`] bytes of each). A
+    /// connection opened without sending anything has an empty buffer.
+    pub fn wire_bytes(&self) -> Vec<Vec<u8>> {
+        let connections = self
+            .shared
+            .connections
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        connections
+            .iter()
+            .map(|c| c.lock().unwrap_or_else(PoisonError::into_inner).clone())
+            .collect()
+    }
+
+    /// Stops listening and closes every open connection: once this returns,
+    /// a connection to [`Upstream::base_url`] is refused. What was recorded
+    /// stays.
+    pub async fn refuse_connections(&self) {
+        if let Some(accept_loop) = self.take_accept_loop() {
+            accept_loop.abort();
+            // Resolves once the task, and with it the listener, is dropped.
+            let _ = accept_loop.await;
+        }
+    }
+
+    fn take_accept_loop(&self) -> Option<JoinHandle<()>> {
+        self.accept_loop
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
 }
 
 impl Drop for Upstream {
     fn drop(&mut self) {
         // The accept loop owns every connection task; aborting it drops them all.
-        self.accept_loop.abort();
+        if let Some(accept_loop) = self.take_accept_loop() {
+            accept_loop.abort();
+        }
     }
 }
 

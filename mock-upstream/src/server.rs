@@ -3,7 +3,9 @@
 
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -15,10 +17,11 @@ use hyper::header::{HeaderMap, HeaderValue, CONNECTION, CONTENT_TYPE, TRANSFER_E
 use hyper::http::request;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 
-use crate::{Behaviour, RecordedRequest, Shared};
+use crate::{Behaviour, RecordedRequest, Shared, WIRE_LIMIT};
 
 type Body = UnsyncBoxBody<Bytes, io::Error>;
 
@@ -47,6 +50,11 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>, stubs: SocketAddr) -> io:
     let socket = stream.into_std()?;
     let handle = Arc::new(socket.try_clone()?);
     let stream = TcpStream::from_std(socket)?;
+
+    let stream = WireTap {
+        inner: stream,
+        received: shared.new_connection(),
+    };
 
     let service = hyper::service::service_fn(move |request| {
         answer(request, Arc::clone(&shared), stubs, Arc::clone(&handle))
@@ -213,4 +221,59 @@ fn full(body: impl Into<Bytes>) -> Body {
     Full::new(body.into())
         .map_err(|never| match never {})
         .boxed_unsync()
+}
+
+/// A connection that keeps a copy of every byte it reads (up to
+/// [`WIRE_LIMIT`]), so that even a request hyper refuses to parse is seen.
+struct WireTap {
+    inner: TcpStream,
+    received: Arc<Mutex<Vec<u8>>>,
+}
+
+impl AsyncRead for WireTap {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let already = buf.filled().len();
+        let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
+        let fresh = &buf.filled()[already..];
+        if !fresh.is_empty() {
+            let mut received = self.received.lock().unwrap_or_else(PoisonError::into_inner);
+            let room = WIRE_LIMIT.saturating_sub(received.len());
+            received.extend_from_slice(&fresh[..fresh.len().min(room)]);
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for WireTap {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
 }

@@ -34,7 +34,13 @@ fn get(target: &str) -> String {
 #[tokio::test]
 async fn records_the_request_target_exactly_as_sent() {
     let upstream = Upstream::start().await.unwrap();
-    for target in ["/a/%2e%2e/b", "/a/../b", "/x%2Fy/%E2%9C%93?q=a%20b&q=c+d"] {
+    let targets = [
+        "/a/%2e%2e/b",
+        "/a/../b",
+        "/caf\u{e9}/./x",
+        "/x%2Fy/%E2%9C%93?q=a%20b&q=c+d",
+    ];
+    for target in targets {
         let answer = exchange(&upstream, &get(target)).await.unwrap();
         assert!(
             answer.starts_with("HTTP/1.1 404"),
@@ -42,12 +48,9 @@ async fn records_the_request_target_exactly_as_sent() {
         );
     }
 
-    let targets: Vec<_> = upstream.requests().into_iter().map(|r| r.target).collect();
-    assert_eq!(
-        targets,
-        ["/a/%2e%2e/b", "/a/../b", "/x%2Fy/%E2%9C%93?q=a%20b&q=c+d"]
-    );
-    let last = &upstream.requests()[2];
+    let recorded: Vec<_> = upstream.requests().into_iter().map(|r| r.target).collect();
+    assert_eq!(recorded, targets);
+    let last = &upstream.requests()[3];
     assert_eq!(last.path, "/x%2Fy/%E2%9C%93");
     assert_eq!(last.query.as_deref(), Some("q=a%20b&q=c+d"));
     assert_eq!(
@@ -202,4 +205,41 @@ async fn endless_keeps_sending_until_the_client_stops_reading() {
     }
     drop(stream);
     drop(upstream);
+}
+
+#[tokio::test]
+async fn keeps_the_bytes_of_requests_too_malformed_to_parse() {
+    let upstream = Upstream::start().await.unwrap();
+    let answer = exchange(
+        &upstream,
+        "GET /a HTTP/1.1\r\nHost: u\r\nBad Name: x\r\nConnection: close\r\n\r\n",
+    )
+    .await
+    .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+    assert!(upstream.requests().is_empty());
+    assert_eq!(
+        upstream.wire_bytes(),
+        [b"GET /a HTTP/1.1\r\nHost: u\r\nBad Name: x\r\nConnection: close\r\n\r\n".to_vec()]
+    );
+}
+
+#[tokio::test]
+async fn a_base_path_extends_the_base_url() {
+    let upstream = Upstream::start().await.unwrap();
+    let root = upstream.base_url();
+    upstream.set_base_path("/api/v1");
+    assert_eq!(upstream.base_url(), format!("{root}/api/v1"));
+}
+
+#[tokio::test]
+async fn refusing_connections_closes_the_port() {
+    let upstream = Upstream::start().await.unwrap();
+    let address = upstream.base_url().replace("http://", "");
+    assert!(exchange(&upstream, &get("/before")).await.is_ok());
+
+    upstream.refuse_connections().await;
+    let error = TcpStream::connect(&address).await.unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::ConnectionRefused);
+    assert_eq!(upstream.requests().len(), 1, "what was recorded stays");
 }
