@@ -1,1 +1,760 @@
-//! TODO
+//! The catalogue of every message an agent can get, each with a stable code.
+//!
+//! This is the one place where codes, their meanings, the rules that produce
+//! them and their agent-facing texts are written. `docs/errors.md` is generated
+//! from it by [`catalogue_markdown`], and a test keeps the two equal.
+//!
+//! Rule: every text starts with its code in brackets, e.g. `[UPSTREAM_STATUS]`,
+//! so agents and people can look it up.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+
+use crate::check::Violation;
+
+/// How many bytes of a body a gateway keeps: 1 MB.
+pub const BODY_LIMIT: usize = 1_048_576;
+
+/// How many bytes of an error status's body are shown (TC-ANS-008).
+pub const ERROR_BODY_LIMIT: usize = 1024;
+
+/// Every stable code, in the order the docs list them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    ToolUnknown,
+    ArgumentsInvalid,
+    PathValueRefused,
+    PathEscapesBase,
+    HeaderValueRefused,
+    HeaderNotAllowed,
+    RequestNotBuilt,
+    UpstreamRedirect,
+    UpstreamStatus,
+    UpstreamTimeout,
+    UpstreamUnreachable,
+    UpstreamReset,
+    UpstreamFailed,
+    BodyTruncated,
+    BodyNotText,
+    BodyEmpty,
+}
+
+/// How a message reaches the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// A JSON-RPC error (code -32602), not a tool result.
+    ProtocolError,
+    /// A tool result with `isError: true`.
+    ToolError,
+    /// A note inside a successful tool result.
+    Note,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 16] = [
+        ErrorCode::ToolUnknown,
+        ErrorCode::ArgumentsInvalid,
+        ErrorCode::PathValueRefused,
+        ErrorCode::PathEscapesBase,
+        ErrorCode::HeaderValueRefused,
+        ErrorCode::HeaderNotAllowed,
+        ErrorCode::RequestNotBuilt,
+        ErrorCode::UpstreamRedirect,
+        ErrorCode::UpstreamStatus,
+        ErrorCode::UpstreamTimeout,
+        ErrorCode::UpstreamUnreachable,
+        ErrorCode::UpstreamReset,
+        ErrorCode::UpstreamFailed,
+        ErrorCode::BodyTruncated,
+        ErrorCode::BodyNotText,
+        ErrorCode::BodyEmpty,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            ErrorCode::ToolUnknown => "TOOL_UNKNOWN",
+            ErrorCode::ArgumentsInvalid => "ARGUMENTS_INVALID",
+            ErrorCode::PathValueRefused => "PATH_VALUE_REFUSED",
+            ErrorCode::PathEscapesBase => "PATH_ESCAPES_BASE",
+            ErrorCode::HeaderValueRefused => "HEADER_VALUE_REFUSED",
+            ErrorCode::HeaderNotAllowed => "HEADER_NOT_ALLOWED",
+            ErrorCode::RequestNotBuilt => "REQUEST_NOT_BUILT",
+            ErrorCode::UpstreamRedirect => "UPSTREAM_REDIRECT",
+            ErrorCode::UpstreamStatus => "UPSTREAM_STATUS",
+            ErrorCode::UpstreamTimeout => "UPSTREAM_TIMEOUT",
+            ErrorCode::UpstreamUnreachable => "UPSTREAM_UNREACHABLE",
+            ErrorCode::UpstreamReset => "UPSTREAM_RESET",
+            ErrorCode::UpstreamFailed => "UPSTREAM_FAILED",
+            ErrorCode::BodyTruncated => "BODY_TRUNCATED",
+            ErrorCode::BodyNotText => "BODY_NOT_TEXT",
+            ErrorCode::BodyEmpty => "BODY_EMPTY",
+        }
+    }
+
+    pub fn delivery(self) -> Delivery {
+        match self {
+            ErrorCode::ToolUnknown => Delivery::ProtocolError,
+            ErrorCode::BodyTruncated | ErrorCode::BodyNotText | ErrorCode::BodyEmpty => {
+                Delivery::Note
+            }
+            _ => Delivery::ToolError,
+        }
+    }
+
+    /// What the code means, for the docs.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ErrorCode::ToolUnknown => {
+                "The call named a tool the gateway does not have. Nothing was checked or sent."
+            }
+            ErrorCode::ArgumentsInvalid => {
+                "The arguments do not match the tool's input schema. Each wrong place is listed \
+                 as a JSON Pointer from the arguments object with what is wrong; the values \
+                 themselves are never shown. Nothing was sent."
+            }
+            ErrorCode::PathValueRefused => {
+                "A path argument cannot be used as a path segment: it is `.` or `..`, empty, \
+                 or has no value. Nothing was sent."
+            }
+            ErrorCode::PathEscapesBase => {
+                "The request's path would not stay under the base URL's path, for instance \
+                 because the document's path climbs out with `..`. Nothing was sent."
+            }
+            ErrorCode::HeaderValueRefused => {
+                "A header argument contains a line break (CR or LF), a NUL or another control \
+                 character, which could split or corrupt the request. Nothing was sent."
+            }
+            ErrorCode::HeaderNotAllowed => {
+                "An argument would set a header that only the gateway may set (credentials, \
+                 hop-by-hop and tracing headers, `X-Agentify-*`, `Mcp-*`, `Payment-*`). \
+                 Nothing was sent."
+            }
+            ErrorCode::RequestNotBuilt => {
+                "The document describes a request that cannot be expressed in HTTP, such as a \
+                 header name with spaces or an unknown method. Nothing was sent."
+            }
+            ErrorCode::UpstreamRedirect => {
+                "The API answered with a redirect (301, 302, 303, 307 or 308). The gateway \
+                 does not follow redirects; the message names the `Location`."
+            }
+            ErrorCode::UpstreamStatus => {
+                "The API answered with a status that is neither success nor redirect. The \
+                 message gives the status and the start of the body (at most 1,024 bytes). \
+                 The request was not retried."
+            }
+            ErrorCode::UpstreamTimeout => {
+                "The whole exchange (connecting, sending and reading the answer) did not \
+                 finish within the deadline of 15 seconds, so it was cut off. Not retried."
+            }
+            ErrorCode::UpstreamUnreachable => "The API's host refused the connection. Not retried.",
+            ErrorCode::UpstreamReset => {
+                "The connection was reset or closed before the answer was complete. Not \
+                 retried."
+            }
+            ErrorCode::UpstreamFailed => {
+                "The exchange failed for another reason (name resolution, TLS, a malformed \
+                 answer); the message names the cause. Not retried."
+            }
+            ErrorCode::BodyTruncated => {
+                "A note after a successful answer's text: the body was longer than 1 MB \
+                 (1,048,576 bytes) and is shown only up to there, cut at a character boundary."
+            }
+            ErrorCode::BodyNotText => {
+                "A successful answer whose body is not text (an image, an archive, bytes that \
+                 are not UTF-8) is described by its size and content type instead of shown."
+            }
+            ErrorCode::BodyEmpty => {
+                "A successful answer without a body, such as `204 No Content`, is reported \
+                 as such so the agent is not handed an empty text."
+            }
+        }
+    }
+
+    /// The rules in `docs/rules.md` whose scenarios produce this code.
+    pub fn rules(self) -> &'static [&'static str] {
+        match self {
+            ErrorCode::ToolUnknown => &["TC-PROTO-004"],
+            ErrorCode::ArgumentsInvalid => &[
+                "TC-PROTO-005",
+                "TC-CHECK-001",
+                "TC-CHECK-002",
+                "TC-CHECK-003",
+                "TC-CHECK-004",
+                "TC-CHECK-005",
+                "TC-CHECK-006",
+                "TC-CHECK-007",
+                "TC-CHECK-008",
+                "TC-CHECK-009",
+                "TC-CHECK-010",
+                "TC-CHECK-013",
+                "TC-CHECK-014",
+                "TC-CHECK-015",
+            ],
+            ErrorCode::PathValueRefused => &["TC-PROTO-005", "TC-REQ-003"],
+            ErrorCode::PathEscapesBase => &["TC-REQ-004"],
+            ErrorCode::HeaderValueRefused => &["TC-REQ-007"],
+            ErrorCode::HeaderNotAllowed => &["TC-REQ-008"],
+            ErrorCode::RequestNotBuilt => &[],
+            ErrorCode::UpstreamRedirect => &["TC-SEND-003", "TC-ANS-007", "TC-MASK-003"],
+            ErrorCode::UpstreamStatus => &["TC-SEND-001", "TC-ANS-008", "TC-MASK-002"],
+            ErrorCode::UpstreamTimeout => &["TC-SEND-004", "TC-SEND-005", "TC-MASK-007"],
+            ErrorCode::UpstreamUnreachable => &["TC-SEND-006"],
+            ErrorCode::UpstreamReset => &["TC-SEND-002"],
+            ErrorCode::UpstreamFailed => &["TC-MASK-007"],
+            ErrorCode::BodyTruncated => &["TC-ANS-003", "TC-ANS-009", "TC-MASK-005"],
+            ErrorCode::BodyNotText => &["TC-ANS-005"],
+            ErrorCode::BodyEmpty => &[],
+        }
+    }
+
+    /// A representative message, rendered by the same code as real ones.
+    fn example(self) -> AgentMessage {
+        let target = "GET https://api.example.com/v1/pets?api_key=[credential]".to_owned();
+        match self {
+            ErrorCode::ToolUnknown => AgentMessage::ToolUnknown {
+                name: "listPets2".into(),
+            },
+            ErrorCode::ArgumentsInvalid => AgentMessage::ArgumentsInvalid {
+                violations: vec![
+                    Violation {
+                        pointer: "/body/name".into(),
+                        problem: crate::check::Problem::Missing,
+                    },
+                    Violation {
+                        pointer: "/limit".into(),
+                        problem: crate::check::Problem::AboveMaximum {
+                            bound: 100.into(),
+                            exclusive: false,
+                        },
+                    },
+                ],
+            },
+            ErrorCode::PathValueRefused => AgentMessage::PathValueRefused {
+                argument: "petId".into(),
+                reason: PathValueProblem::DotSegment,
+            },
+            ErrorCode::PathEscapesBase => AgentMessage::PathEscapesBase {
+                base_path: "/v1".into(),
+            },
+            ErrorCode::HeaderValueRefused => AgentMessage::HeaderValueRefused {
+                argument: "X-Trace".into(),
+            },
+            ErrorCode::HeaderNotAllowed => AgentMessage::HeaderNotAllowed {
+                argument: "auth".into(),
+                header: "Authorization".into(),
+            },
+            ErrorCode::RequestNotBuilt => AgentMessage::RequestNotBuilt {
+                reason: "the document's header name `X Trace` is not a valid HTTP header name"
+                    .into(),
+            },
+            ErrorCode::UpstreamRedirect => AgentMessage::UpstreamRedirect {
+                status: StatusCode::FOUND,
+                location: Some("https://login.example.com/?next=%2Fpets".into()),
+            },
+            ErrorCode::UpstreamStatus => AgentMessage::UpstreamStatus {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                body_start: "{\"error\":\"maintenance\"}".into(),
+            },
+            ErrorCode::UpstreamTimeout => AgentMessage::UpstreamTimeout {
+                target,
+                deadline: Duration::from_secs(15),
+            },
+            ErrorCode::UpstreamUnreachable => AgentMessage::UpstreamUnreachable { target },
+            ErrorCode::UpstreamReset => AgentMessage::UpstreamReset { target },
+            ErrorCode::UpstreamFailed => AgentMessage::UpstreamFailed {
+                target,
+                cause: "dns error: failed to lookup address information".into(),
+            },
+            ErrorCode::BodyTruncated => AgentMessage::BodyTruncated,
+            ErrorCode::BodyNotText => AgentMessage::BodyNotText {
+                status: StatusCode::OK,
+                size: BodySize::Exactly(2048),
+                content_type: Some("image/png".into()),
+            },
+            ErrorCode::BodyEmpty => AgentMessage::BodyEmpty {
+                status: StatusCode::NO_CONTENT,
+            },
+        }
+    }
+}
+
+/// Why a path argument cannot be a path segment (TC-REQ-003).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathValueProblem {
+    /// `.` or `..`, which would change the path instead of naming a resource.
+    DotSegment,
+    /// An empty segment would name another resource (`/pets/` instead of `/pets/{id}`).
+    Empty,
+    /// The argument is absent or null.
+    Absent,
+}
+
+/// How much of a body there was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodySize {
+    Exactly(usize),
+    /// Reading stopped at the limit; the body went on.
+    MoreThan(usize),
+}
+
+/// One message for the agent, with the facts it names. Texts that came from
+/// upstream or contain the URL are already masked when they get here.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentMessage {
+    ToolUnknown {
+        name: String,
+    },
+    ArgumentsInvalid {
+        violations: Vec<Violation>,
+    },
+    PathValueRefused {
+        argument: String,
+        reason: PathValueProblem,
+    },
+    PathEscapesBase {
+        base_path: String,
+    },
+    HeaderValueRefused {
+        argument: String,
+    },
+    HeaderNotAllowed {
+        argument: String,
+        header: String,
+    },
+    RequestNotBuilt {
+        reason: String,
+    },
+    UpstreamRedirect {
+        status: StatusCode,
+        location: Option<String>,
+    },
+    UpstreamStatus {
+        status: StatusCode,
+        body_start: String,
+    },
+    UpstreamTimeout {
+        target: String,
+        deadline: Duration,
+    },
+    UpstreamUnreachable {
+        target: String,
+    },
+    UpstreamReset {
+        target: String,
+    },
+    UpstreamFailed {
+        target: String,
+        cause: String,
+    },
+    BodyTruncated,
+    BodyNotText {
+        status: StatusCode,
+        size: BodySize,
+        content_type: Option<String>,
+    },
+    BodyEmpty {
+        status: StatusCode,
+    },
+}
+
+impl AgentMessage {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            AgentMessage::ToolUnknown { .. } => ErrorCode::ToolUnknown,
+            AgentMessage::ArgumentsInvalid { .. } => ErrorCode::ArgumentsInvalid,
+            AgentMessage::PathValueRefused { .. } => ErrorCode::PathValueRefused,
+            AgentMessage::PathEscapesBase { .. } => ErrorCode::PathEscapesBase,
+            AgentMessage::HeaderValueRefused { .. } => ErrorCode::HeaderValueRefused,
+            AgentMessage::HeaderNotAllowed { .. } => ErrorCode::HeaderNotAllowed,
+            AgentMessage::RequestNotBuilt { .. } => ErrorCode::RequestNotBuilt,
+            AgentMessage::UpstreamRedirect { .. } => ErrorCode::UpstreamRedirect,
+            AgentMessage::UpstreamStatus { .. } => ErrorCode::UpstreamStatus,
+            AgentMessage::UpstreamTimeout { .. } => ErrorCode::UpstreamTimeout,
+            AgentMessage::UpstreamUnreachable { .. } => ErrorCode::UpstreamUnreachable,
+            AgentMessage::UpstreamReset { .. } => ErrorCode::UpstreamReset,
+            AgentMessage::UpstreamFailed { .. } => ErrorCode::UpstreamFailed,
+            AgentMessage::BodyTruncated => ErrorCode::BodyTruncated,
+            AgentMessage::BodyNotText { .. } => ErrorCode::BodyNotText,
+            AgentMessage::BodyEmpty { .. } => ErrorCode::BodyEmpty,
+        }
+    }
+
+    /// Whether the tool result carrying this message is an error.
+    pub fn is_error(&self) -> bool {
+        self.code().delivery() != Delivery::Note
+    }
+
+    /// The agent-facing text, starting with `[CODE] `.
+    pub fn render(&self) -> String {
+        let mut text = format!("[{}] ", self.code().code());
+        // Writing to a String cannot fail.
+        let _ = self.write_body(&mut text);
+        text
+    }
+
+    fn write_body(&self, out: &mut String) -> std::fmt::Result {
+        const NOTHING_SENT: &str = "nothing was sent";
+        const NOT_RETRIED: &str = "it was not retried";
+        match self {
+            AgentMessage::ToolUnknown { name } => write!(
+                out,
+                "there is no tool named `{name}`; tools/list shows the tools there are"
+            ),
+            AgentMessage::ArgumentsInvalid { violations } => {
+                write!(
+                    out,
+                    "the arguments do not match the tool's input schema, so {NOTHING_SENT}:"
+                )?;
+                for violation in violations {
+                    write!(out, "\n- {violation}")?;
+                }
+                Ok(())
+            }
+            AgentMessage::PathValueRefused { argument, reason } => {
+                let why = match reason {
+                    PathValueProblem::DotSegment => "is `.` or `..`, which would change the path",
+                    PathValueProblem::Empty => "is empty, which would name another resource",
+                    PathValueProblem::Absent => "has no value",
+                };
+                write!(out, "path argument `{argument}` {why}, so {NOTHING_SENT}")
+            }
+            AgentMessage::PathEscapesBase { base_path } => write!(
+                out,
+                "the request path would leave the base URL's path `{base_path}`, so {NOTHING_SENT}"
+            ),
+            AgentMessage::HeaderValueRefused { argument } => write!(
+                out,
+                "header argument `{argument}` contains CR, LF, NUL or another control \
+                 character, so {NOTHING_SENT}"
+            ),
+            AgentMessage::HeaderNotAllowed { argument, header } => write!(
+                out,
+                "argument `{argument}` would set the header `{header}`, which no argument \
+                 may set, so {NOTHING_SENT}"
+            ),
+            AgentMessage::RequestNotBuilt { reason } => write!(
+                out,
+                "the request could not be built: {reason}, so {NOTHING_SENT}"
+            ),
+            AgentMessage::UpstreamRedirect {
+                status,
+                location: Some(location),
+            } => write!(
+                out,
+                "upstream answered {} with a redirect to {location}; redirects are not followed",
+                status_text(*status)
+            ),
+            AgentMessage::UpstreamRedirect {
+                status,
+                location: None,
+            } => write!(
+                out,
+                "upstream answered {} without a Location; redirects are not followed",
+                status_text(*status)
+            ),
+            AgentMessage::UpstreamStatus { status, body_start } if body_start.is_empty() => {
+                write!(
+                    out,
+                    "upstream answered {} with an empty body; {NOT_RETRIED}",
+                    status_text(*status)
+                )
+            }
+            AgentMessage::UpstreamStatus { status, body_start } => {
+                write!(
+                    out,
+                    "upstream answered {}: {body_start}",
+                    status_text(*status)
+                )
+            }
+            AgentMessage::UpstreamTimeout { target, deadline } => write!(
+                out,
+                "{target} did not complete within {} and was cut off; {NOT_RETRIED}",
+                duration_text(*deadline)
+            ),
+            AgentMessage::UpstreamUnreachable { target } => write!(
+                out,
+                "{target} failed: the connection was refused; {NOT_RETRIED}"
+            ),
+            AgentMessage::UpstreamReset { target } => write!(
+                out,
+                "{target} failed: the connection was reset or closed before the answer was \
+                 complete; {NOT_RETRIED}"
+            ),
+            AgentMessage::UpstreamFailed { target, cause } => {
+                write!(out, "{target} failed: {cause}; {NOT_RETRIED}")
+            }
+            AgentMessage::BodyTruncated => write!(
+                out,
+                "the answer is longer than {BODY_LIMIT} bytes (1 MB) and was cut there"
+            ),
+            AgentMessage::BodyNotText {
+                status,
+                size,
+                content_type,
+            } => {
+                let size = match size {
+                    BodySize::Exactly(1) => "1 byte".to_owned(),
+                    BodySize::Exactly(bytes) => format!("{bytes} bytes"),
+                    BodySize::MoreThan(bytes) => format!("more than {bytes} bytes"),
+                };
+                let content_type = content_type.as_deref().map_or_else(
+                    || "no content type".to_owned(),
+                    |kind| format!("type {kind}"),
+                );
+                write!(
+                    out,
+                    "upstream answered {} with {size} of {content_type}, which is not text and \
+                     is not shown",
+                    status_text(*status)
+                )
+            }
+            AgentMessage::BodyEmpty { status } => write!(
+                out,
+                "upstream answered {} with an empty body",
+                status_text(*status)
+            ),
+        }
+    }
+}
+
+/// `503 Service Unavailable`, or just `599` when the status has no reason phrase.
+fn status_text(status: StatusCode) -> String {
+    match status.canonical_reason() {
+        Some(reason) => format!("{} {reason}", status.as_u16()),
+        None => status.as_u16().to_string(),
+    }
+}
+
+/// `15 seconds`, or milliseconds for deadlines that are not whole seconds.
+fn duration_text(deadline: Duration) -> String {
+    if deadline.subsec_millis() == 0 {
+        match deadline.as_secs() {
+            1 => "1 second".to_owned(),
+            seconds => format!("{seconds} seconds"),
+        }
+    } else {
+        format!("{} ms", deadline.as_millis())
+    }
+}
+
+/// The rules catalogue, read at build time so the docs link to the sections
+/// the rules really live in.
+const RULES_MARKDOWN: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/rules.md"));
+
+/// Where a rule is described: the heading of its section in `rules.md`.
+fn rule_section(rule: &str) -> Option<&'static str> {
+    let mut heading = None;
+    for line in RULES_MARKDOWN.lines() {
+        if let Some(title) = line.strip_prefix("## ") {
+            heading = Some(title.trim());
+        } else if line.starts_with(&format!("| {rule} |")) {
+            return heading;
+        }
+    }
+    None
+}
+
+/// GitHub's anchor for a heading: lower case, punctuation dropped, spaces as `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+        .map(|c| {
+            if c == ' ' {
+                '-'
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect()
+}
+
+/// The feature file a section names, e.g. ``(`features/checking.feature`)``.
+fn feature_file(heading: &str) -> Option<&str> {
+    let start = heading.find("`features/")? + 1;
+    let end = heading[start..].find('`')? + start;
+    Some(&heading[start..end])
+}
+
+/// Renders `docs/errors.md`.
+pub fn catalogue_markdown() -> String {
+    let mut page = String::new();
+    let _ = write_catalogue(&mut page);
+    page
+}
+
+fn write_catalogue(page: &mut String) -> std::fmt::Result {
+    writeln!(page, "# Errors")?;
+    writeln!(page)?;
+    writeln!(
+        page,
+        "<!-- Generated from reference/src/errors.rs by `catalogue_markdown()`. Do not edit: \
+         run `UPDATE_ERROR_DOCS=1 cargo test -p hosted-mcp-gateway --lib errors` to regenerate. -->"
+    )?;
+    writeln!(page)?;
+    writeln!(
+        page,
+        "Every message an agent can get from the reference gateway starts with a stable code \
+         in brackets, such as `[UPSTREAM_STATUS]`. Tool errors come back as a tool result with \
+         `isError: true`; notes are part of a successful result; the one protocol error is a \
+         JSON-RPC error. Text that came from the API, and the request's URL, never shows the \
+         credential: it reads `[credential]`."
+    )?;
+    writeln!(page)?;
+    writeln!(page, "| Code | Comes back as | Rules |")?;
+    writeln!(page, "|---|---|---|")?;
+    for code in ErrorCode::ALL {
+        let delivery = match code.delivery() {
+            Delivery::ProtocolError => "JSON-RPC error -32602",
+            Delivery::ToolError => "tool error",
+            Delivery::Note => "note",
+        };
+        let rules = if code.rules().is_empty() {
+            "—".to_owned()
+        } else {
+            code.rules().join(", ")
+        };
+        writeln!(
+            page,
+            "| [`{name}`](#{slug}) | {delivery} | {rules} |",
+            name = code.code(),
+            slug = code.code().to_ascii_lowercase()
+        )?;
+    }
+    for code in ErrorCode::ALL {
+        writeln!(page)?;
+        writeln!(page, "## {}", code.code())?;
+        writeln!(page)?;
+        writeln!(page, "{}", code.meaning())?;
+        writeln!(page)?;
+        writeln!(page, "Example:")?;
+        writeln!(page)?;
+        writeln!(page, "```text")?;
+        writeln!(page, "{}", code.example().render())?;
+        writeln!(page, "```")?;
+        writeln!(page)?;
+        if code.rules().is_empty() {
+            writeln!(
+                page,
+                "Produced by: no rule of the suite; the reference gateway's own choice."
+            )?;
+            continue;
+        }
+        writeln!(page, "Produced by:")?;
+        writeln!(page)?;
+        for rule in code.rules() {
+            match rule_section(rule) {
+                Some(section) => {
+                    write!(page, "- [{rule}](rules.md#{})", anchor(section))?;
+                    if let Some(feature) = feature_file(section) {
+                        write!(
+                            page,
+                            ": scenarios tagged `@{rule}` in [{feature}](../{feature})"
+                        )?;
+                    }
+                    writeln!(page)?;
+                }
+                None => writeln!(page, "- {rule}")?,
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_upper_snake_case() {
+        let codes: HashSet<_> = ErrorCode::ALL.iter().map(|code| code.code()).collect();
+        assert_eq!(codes.len(), ErrorCode::ALL.len());
+        for code in codes {
+            assert!(
+                code.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+                "{code}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_text_starts_with_its_code() {
+        for code in ErrorCode::ALL {
+            let message = code.example();
+            assert_eq!(message.code(), code);
+            assert!(
+                message.render().starts_with(&format!("[{}] ", code.code())),
+                "{}",
+                message.render()
+            );
+        }
+    }
+
+    #[test]
+    fn every_rule_named_exists_in_the_rules_catalogue() {
+        for code in ErrorCode::ALL {
+            for rule in code.rules() {
+                assert!(
+                    rule_section(rule).is_some(),
+                    "{rule} is not in docs/rules.md"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn anchors_follow_github_headings() {
+        assert_eq!(
+            anchor("Arguments are checked first (`features/checking.feature`)"),
+            "arguments-are-checked-first-featurescheckingfeature"
+        );
+        assert_eq!(
+            feature_file("The request (`features/request.feature`)"),
+            Some("features/request.feature")
+        );
+    }
+
+    #[test]
+    fn status_and_deadline_texts() {
+        let message = AgentMessage::UpstreamStatus {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            body_start: "down".into(),
+        };
+        assert_eq!(
+            message.render(),
+            "[UPSTREAM_STATUS] upstream answered 503 Service Unavailable: down"
+        );
+        assert_eq!(duration_text(Duration::from_secs(15)), "15 seconds");
+        assert_eq!(duration_text(Duration::from_millis(250)), "250 ms");
+    }
+
+    #[test]
+    fn notes_are_not_errors() {
+        assert!(!AgentMessage::BodyTruncated.is_error());
+        assert!(AgentMessage::UpstreamReset {
+            target: "GET /".into()
+        }
+        .is_error());
+    }
+
+    /// `docs/errors.md` is generated; set `UPDATE_ERROR_DOCS=1` to rewrite it.
+    #[test]
+    fn error_docs_match_the_catalogue() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/errors.md");
+        let generated = catalogue_markdown();
+        if std::env::var_os("UPDATE_ERROR_DOCS").is_some_and(|value| value == "1") {
+            std::fs::write(path, &generated).expect("docs/errors.md is writable");
+            return;
+        }
+        let written = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            written == generated,
+            "docs/errors.md differs from the error catalogue in reference/src/errors.rs; \
+             regenerate it with `UPDATE_ERROR_DOCS=1 cargo test -p hosted-mcp-gateway --lib errors`"
+        );
+    }
+}
