@@ -2,7 +2,50 @@
 //!
 //! Rules: TC-NAME-*, TC-DESC-*, TC-HINT-*, TC-ARG-*, TC-SCHEMA-* (see `docs/rules.md`).
 
+mod annotations;
+mod arguments;
+mod credential;
+mod headers;
+mod names;
+mod schema;
+
 use serde_json::{Map, Value};
+
+pub use headers::{is_denied_header, DENIED_HEADERS, DENIED_HEADER_PREFIXES};
+pub use names::MAX_NAME_LEN;
+
+use crate::load::{Document, LoadError};
+use names::ToolNames;
+use schema::SchemaTranslator;
+
+/// Build the catalogue: one tool per operation that is not deprecated (TC-NAME-010),
+/// in document order (TC-PROTO-006). Tools carry no output schema (TC-SCHEMA-005).
+/// Fails only on a schema `$ref` that points to nothing, naming where it is.
+pub fn convert(document: &Document) -> Result<Catalogue, LoadError> {
+    let mut names = ToolNames::default();
+    let mut schemas = SchemaTranslator::new(document);
+    let mut tools = Vec::with_capacity(document.operations.len());
+    for operation in document.operations.iter().filter(|op| !op.deprecated) {
+        let arguments = arguments::build(operation, &mut schemas)?;
+        tools.push(Tool {
+            name: names.assign(operation),
+            title: annotations::title(operation),
+            description: annotations::description(operation),
+            hints: annotations::hints(operation.method),
+            input_schema: arguments.input_schema,
+            plan: CallPlan {
+                method: operation.method.as_upper().to_string(),
+                path: operation.path.clone(),
+                parameters: arguments.parameters,
+                body: arguments.body,
+            },
+        });
+    }
+    Ok(Catalogue {
+        tools,
+        default_credential: credential::default_placement(document),
+    })
+}
 
 /// Everything the gateway serves, built once when the document is loaded.
 #[derive(Debug, Clone)]

@@ -1,1 +1,366 @@
-//! TODO
+//! Document to model: parse JSON or YAML, settle the version, resolve local `$ref`s.
+//!
+//! The model is a tolerant reading of `serde_json::Value` rather than a typed
+//! crate such as `openapiv3`, which is too strict for 3.1 and for several real
+//! documents in the corpus. Schemas stay as JSON values with their `$ref`s in
+//! place: [`crate::convert`] carries them into each tool's `$defs`.
+//!
+//! Rules: TC-LOAD-* (see `docs/rules.md`).
+
+mod operations;
+mod pointer;
+mod security;
+mod swagger2;
+mod text;
+
+use std::fmt;
+use std::path::Path;
+
+use serde_json::Value;
+
+pub use pointer::{local_pointer, DocPath};
+
+/// An OpenAPI document reduced to what the gateway needs, in document order.
+#[derive(Debug, Clone)]
+pub struct Document {
+    /// Where the document came from (a file path or a caller's label), for messages.
+    pub origin: String,
+    /// The `openapi` or `swagger` version as written, e.g. `3.0.1` or `2.0`.
+    pub version: String,
+    /// How the document's schemas are to be read.
+    pub dialect: Dialect,
+    /// Every operation under `paths`, deprecated ones included, in document order:
+    /// paths as written, then methods in [`Method::ALL`] order.
+    pub operations: Vec<Operation>,
+    /// Scheme names of the top-level `security` requirements, in the order written.
+    pub security: Vec<String>,
+    /// `components.securitySchemes` (or Swagger 2.0 `securityDefinitions`), in the order written.
+    pub security_schemes: Vec<(String, SecurityScheme)>,
+    /// Parts of the document that were skipped rather than refused (external `$ref`s and the like).
+    pub warnings: Vec<String>,
+    /// The whole document (after a Swagger 2.0 upgrade), against which schema `$ref`s resolve.
+    root: Value,
+}
+
+impl Document {
+    /// The value a decoded JSON Pointer (`/components/schemas/Pet`) names.
+    pub fn at_pointer(&self, pointer: &str) -> Option<&Value> {
+        pointer::lookup(&self.root, pointer)
+    }
+}
+
+/// How schemas are written: OpenAPI 3.0 forms (`nullable`, boolean exclusive
+/// bounds) or JSON Schema 2020-12 as in OpenAPI 3.1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// OpenAPI 3.0.x, and Swagger 2.0 after its upgrade.
+    OpenApi30,
+    /// OpenAPI 3.1.x.
+    OpenApi31,
+}
+
+/// The HTTP methods an OpenAPI path item can hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    Get,
+    Put,
+    Post,
+    Delete,
+    Options,
+    Head,
+    Patch,
+    Trace,
+}
+
+impl Method {
+    /// TC-PROTO-006: the order in which the methods of one path become tools.
+    pub const ALL: [Method; 8] = [
+        Method::Get,
+        Method::Put,
+        Method::Post,
+        Method::Delete,
+        Method::Options,
+        Method::Head,
+        Method::Patch,
+        Method::Trace,
+    ];
+
+    /// The method as a path item key: lower case.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "get",
+            Method::Put => "put",
+            Method::Post => "post",
+            Method::Delete => "delete",
+            Method::Options => "options",
+            Method::Head => "head",
+            Method::Patch => "patch",
+            Method::Trace => "trace",
+        }
+    }
+
+    /// The method as sent on the wire: upper case.
+    pub fn as_upper(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Put => "PUT",
+            Method::Post => "POST",
+            Method::Delete => "DELETE",
+            Method::Options => "OPTIONS",
+            Method::Head => "HEAD",
+            Method::Patch => "PATCH",
+            Method::Trace => "TRACE",
+        }
+    }
+}
+
+/// One operation with its path-level parameters already merged in.
+#[derive(Debug, Clone)]
+pub struct Operation {
+    pub method: Method,
+    /// The path as written, e.g. `/pets/{petId}`.
+    pub path: String,
+    /// Where the operation sits in the document, for messages.
+    pub at: DocPath,
+    pub operation_id: Option<String>,
+    /// The `x-agentify` extension, as written.
+    pub x_agentify: Option<Value>,
+    /// The `x-mcp` extension, as written.
+    pub x_mcp: Option<Value>,
+    pub summary: Option<String>,
+    pub description: Option<String>,
+    pub deprecated: bool,
+    /// Path-level parameters first, each replaced in place by an operation parameter
+    /// with the same `name` and `in`; then the operation's other parameters.
+    pub parameters: Vec<Parameter>,
+    pub request_body: Option<RequestBody>,
+}
+
+/// One parameter, its `$ref` resolved.
+#[derive(Debug, Clone)]
+pub struct Parameter {
+    pub name: String,
+    pub location: ParameterLocation,
+    /// `required` as written; path parameters are made required later, by convert.
+    pub required: bool,
+    pub description: Option<String>,
+    /// The `schema`, or the schema of the first media type under `content`; `$ref`s left in place.
+    pub schema: Option<Value>,
+    pub style: Option<String>,
+    pub explode: Option<bool>,
+    /// Where the parameter is defined, for messages.
+    pub at: DocPath,
+}
+
+/// A parameter's `in`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ParameterLocation {
+    Path,
+    Query,
+    Header,
+    Cookie,
+}
+
+impl ParameterLocation {
+    /// The value of `in` as written in a document.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParameterLocation::Path => "path",
+            ParameterLocation::Query => "query",
+            ParameterLocation::Header => "header",
+            ParameterLocation::Cookie => "cookie",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "path" => Some(ParameterLocation::Path),
+            "query" => Some(ParameterLocation::Query),
+            "header" => Some(ParameterLocation::Header),
+            "cookie" => Some(ParameterLocation::Cookie),
+            _ => None,
+        }
+    }
+}
+
+/// An operation's request body, its `$ref` resolved.
+#[derive(Debug, Clone)]
+pub struct RequestBody {
+    pub required: bool,
+    pub description: Option<String>,
+    /// Media types in the order written.
+    pub content: Vec<MediaType>,
+    /// Where the request body is defined, for messages.
+    pub at: DocPath,
+}
+
+/// One entry of a request body's `content`.
+#[derive(Debug, Clone)]
+pub struct MediaType {
+    /// The media type as written, e.g. `application/json`.
+    pub name: String,
+    /// Its schema, `$ref`s left in place.
+    pub schema: Option<Value>,
+}
+
+/// A security scheme, reduced to where it would put a credential.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SecurityScheme {
+    /// `type: apiKey`: a named header, query parameter or cookie.
+    ApiKey {
+        name: String,
+        location: String,
+    },
+    /// `type: http` with its `scheme` (`bearer`, `basic`, ...) as written.
+    Http {
+        scheme: String,
+    },
+    OAuth2,
+    OpenIdConnect,
+    /// `mutualTLS` or a type this model does not know.
+    Other {
+        kind: String,
+    },
+}
+
+/// Why a document cannot be used. Every variant says where.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{origin}: cannot read the document: {source}")]
+    Read {
+        origin: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{origin}{position}: not valid {format}: {message}")]
+    Syntax {
+        origin: String,
+        format: &'static str,
+        position: TextPosition,
+        message: String,
+    },
+    #[error(
+        "{origin}: not an OpenAPI document: the top level has neither `openapi` nor `swagger`"
+    )]
+    NotOpenApi { origin: String },
+    #[error(
+        "{origin}: version {found} is not supported (OpenAPI 3.0.x, 3.1.x and Swagger 2.0 are)"
+    )]
+    UnsupportedVersion { origin: String, found: String },
+    #[error("{origin}: {at}: {problem}")]
+    Invalid {
+        origin: String,
+        at: DocPath,
+        problem: String,
+    },
+    #[error("{origin}: {at}: $ref `{reference}` {problem}")]
+    BrokenRef {
+        origin: String,
+        at: DocPath,
+        reference: String,
+        problem: RefProblem,
+    },
+}
+
+/// A line and column (both from 1) in the document's text, when the parser knows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextPosition(pub Option<(usize, usize)>);
+
+impl fmt::Display for TextPosition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some((line, column)) => write!(f, ":{line}:{column}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What is wrong with a local `$ref`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum RefProblem {
+    #[error("points to nothing in this document")]
+    Missing,
+    #[error("leads back to itself")]
+    Cycle,
+}
+
+/// TC-LOAD-001, TC-LOAD-002, TC-LOAD-007: read a document from a file.
+/// The file's extension decides nothing: the text itself tells JSON from YAML.
+pub fn load_path(path: &Path) -> Result<Document, LoadError> {
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+        origin: origin.clone(),
+        source,
+    })?;
+    load_str(&text, &origin)
+}
+
+/// TC-LOAD-001, TC-LOAD-002, TC-LOAD-007: read a document from text; `origin`
+/// names it in every error and warning.
+pub fn load_str(text: &str, origin: &str) -> Result<Document, LoadError> {
+    let parsed = text::parse(text, origin)?;
+    let (version, dialect, root) = settle_version(parsed, origin)?;
+    let mut reader = operations::Reader::new(&root, origin);
+    let operations = reader.operations()?;
+    let mut warnings = reader.into_warnings();
+    let security = security::read(&root, origin, &mut warnings)?;
+    Ok(Document {
+        origin: origin.to_string(),
+        version,
+        dialect,
+        operations,
+        security: security.requirements,
+        security_schemes: security.schemes,
+        warnings,
+        root,
+    })
+}
+
+/// Decide the version and bring a Swagger 2.0 document into OpenAPI 3.0 shape.
+fn settle_version(root: Value, origin: &str) -> Result<(String, Dialect, Value), LoadError> {
+    let Some(top) = root.as_object() else {
+        return Err(LoadError::NotOpenApi {
+            origin: origin.to_string(),
+        });
+    };
+    let version_of = |key: &str| top.get(key).map(version_text);
+    if let Some(version) = version_of("openapi") {
+        let dialect = if version == "3.0" || version.starts_with("3.0.") {
+            Dialect::OpenApi30
+        } else if version == "3.1" || version.starts_with("3.1.") {
+            Dialect::OpenApi31
+        } else {
+            return Err(LoadError::UnsupportedVersion {
+                origin: origin.to_string(),
+                found: version,
+            });
+        };
+        return Ok((version, dialect, root));
+    }
+    match version_of("swagger") {
+        Some(version) if version == "2.0" || version == "2" => {
+            let upgraded = swagger2::upgrade(root, origin)?;
+            Ok((version, Dialect::OpenApi30, upgraded))
+        }
+        Some(version) => Err(LoadError::UnsupportedVersion {
+            origin: origin.to_string(),
+            found: version,
+        }),
+        None => Err(LoadError::NotOpenApi {
+            origin: origin.to_string(),
+        }),
+    }
+}
+
+/// A version as text, also when YAML read an unquoted `3.0` or `2.0` as a number.
+fn version_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.trim().to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// The string at `key` of an object, if it is one.
+fn string_field(object: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
+    object.get(key).and_then(Value::as_str).map(str::to_string)
+}

@@ -1,0 +1,50 @@
+//! Where the credential goes when the configuration does not say: the document's
+//! own security schemes (TC-REQ-017).
+
+use super::CredentialPlacement;
+use crate::load::{Document, SecurityScheme};
+
+/// The first scheme named by the top-level `security` requirements that says where
+/// a credential goes; failing that, the first such scheme declared; else none.
+pub fn default_placement(document: &Document) -> Option<CredentialPlacement> {
+    let declared = |name: &String| {
+        document
+            .security_schemes
+            .iter()
+            .find(|(declared, _)| declared == name)
+            .map(|(_, scheme)| scheme)
+    };
+    document
+        .security
+        .iter()
+        .filter_map(declared)
+        .find_map(placement)
+        .or_else(|| {
+            document
+                .security_schemes
+                .iter()
+                .find_map(|(_, scheme)| placement(scheme))
+        })
+}
+
+/// API keys in a header or the query go there by name; bearer, OAuth 2 and OpenID
+/// Connect tokens go in `Authorization: Bearer`; basic in `Authorization: Basic`.
+/// A cookie key, mutual TLS and other HTTP schemes cannot be placed.
+fn placement(scheme: &SecurityScheme) -> Option<CredentialPlacement> {
+    match scheme {
+        SecurityScheme::ApiKey { name, .. } if name.is_empty() => None,
+        SecurityScheme::ApiKey { name, location } => match location.as_str() {
+            "header" => Some(CredentialPlacement::Header(name.clone())),
+            "query" => Some(CredentialPlacement::Query(name.clone())),
+            _ => None,
+        },
+        SecurityScheme::Http { scheme } if scheme.eq_ignore_ascii_case("bearer") => {
+            Some(CredentialPlacement::Bearer)
+        }
+        SecurityScheme::Http { scheme } if scheme.eq_ignore_ascii_case("basic") => {
+            Some(CredentialPlacement::Basic)
+        }
+        SecurityScheme::OAuth2 | SecurityScheme::OpenIdConnect => Some(CredentialPlacement::Bearer),
+        SecurityScheme::Http { .. } | SecurityScheme::Other { .. } => None,
+    }
+}
