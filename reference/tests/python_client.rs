@@ -28,7 +28,9 @@ fn fixture() -> PathBuf {
 /// requirements changed since the last install.
 fn python() -> PathBuf {
     static INSTALL: Mutex<()> = Mutex::new(());
-    let _guard = INSTALL.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _guard = INSTALL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
 
     let requirements = manifest_dir().join("tests/python/requirements.txt");
     let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt is readable");
@@ -41,7 +43,14 @@ fn python() -> PathBuf {
     run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv));
     run_checked(
         Command::new(&python)
-            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r"])
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-r",
+            ])
             .arg(&requirements),
     );
     std::fs::write(&stamp, wanted).expect("stamp is writable");
@@ -78,15 +87,34 @@ fn list_with_sdk(args: &[&str]) -> Value {
     serde_json::from_slice(&output.stdout).expect("the script prints JSON")
 }
 
+fn assert_protocol(seen: &Value, allowed: &[&str]) {
+    let protocol = seen["protocol"].as_str().unwrap_or_default();
+    assert!(
+        allowed.contains(&protocol),
+        "negotiated {protocol}, wanted one of {allowed:?}"
+    );
+}
+
 fn assert_same_tools(seen: &Value, expected: &[Value]) {
     let seen = seen["tools"].as_array().expect("a tools array");
     let names = |tools: &[Value]| -> Vec<String> {
-        tools.iter().map(|t| t["name"].as_str().unwrap_or_default().to_string()).collect()
+        tools
+            .iter()
+            .map(|t| t["name"].as_str().unwrap_or_default().to_string())
+            .collect()
     };
     assert_eq!(names(seen), names(expected));
     for (seen, expected) in seen.iter().zip(expected) {
-        assert_eq!(seen["inputSchema"], expected["inputSchema"], "schema of {}", expected["name"]);
-        assert_eq!(seen["annotations"], expected["annotations"], "hints of {}", expected["name"]);
+        assert_eq!(
+            seen["inputSchema"], expected["inputSchema"],
+            "schema of {}",
+            expected["name"]
+        );
+        assert_eq!(
+            seen["annotations"], expected["annotations"],
+            "hints of {}",
+            expected["name"]
+        );
     }
 }
 
@@ -114,7 +142,10 @@ impl HttpGateway {
             .expect("the gateway starts");
         let deadline = Instant::now() + Duration::from_secs(10);
         while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the gateway never listened on {port}");
+            assert!(
+                Instant::now() < deadline,
+                "the gateway never listened on {port}"
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
         Self {
@@ -135,6 +166,7 @@ impl Drop for HttpGateway {
 fn python_sdk_lists_tools_over_streamable_http_with_initialize() {
     let gateway = HttpGateway::start();
     let seen = list_with_sdk(&["http", &gateway.url, "handshake"]);
+    assert_protocol(&seen, &["2025-06-18", "2025-11-25"]);
     assert_same_tools(&seen, &expected_tools());
 }
 
@@ -142,6 +174,7 @@ fn python_sdk_lists_tools_over_streamable_http_with_initialize() {
 fn python_sdk_lists_tools_over_streamable_http_with_discover() {
     let gateway = HttpGateway::start();
     let seen = list_with_sdk(&["http", &gateway.url, "discover"]);
+    assert_protocol(&seen, &["2026-07-28"]);
     assert_same_tools(&seen, &expected_tools());
 }
 
@@ -158,5 +191,6 @@ fn python_sdk_lists_tools_over_stdio() {
         "http://127.0.0.1:9",
         "--stdio",
     ]);
+    assert_protocol(&seen, &["2025-06-18", "2025-11-25"]);
     assert_same_tools(&seen, &expected_tools());
 }

@@ -21,11 +21,10 @@ from mcp.client.streamable_http import streamable_http_client
 async def list_with(read, write, era):
     async with ClientSession(read, write) as session:
         if era == "discover":
-            result = await session.discover()
-            protocol = getattr(result, "protocol_version", None) or "discover"
+            await session.discover()
         else:
-            result = await session.initialize()
-            protocol = result.protocol_version
+            await session.initialize()
+        protocol = session.protocol_version
         listed = await session.list_tools()
         tools = [
             tool.model_dump(mode="json", by_alias=True, exclude_none=True)
