@@ -1,0 +1,113 @@
+//! Where requests go and how the credential rides on them, settled once when
+//! the gateway starts.
+
+use base64::Engine as _;
+use reqwest::header::{HeaderName, HeaderValue, AUTHORIZATION};
+use reqwest::Url;
+
+use super::encode::encode_component;
+use crate::convert::CredentialPlacement;
+
+/// The verified host and the credential's place, validated up front so a
+/// call never fails on configuration.
+#[derive(Debug, Clone)]
+pub struct Destination {
+    base: Url,
+    /// The base URL's path segments, which every request path starts with.
+    base_segments: Vec<String>,
+    credential: Option<CredentialSlot>,
+}
+
+/// The credential, already in the form its place needs.
+#[derive(Debug, Clone)]
+pub enum CredentialSlot {
+    /// A header holding exactly this value: the named header, or
+    /// `Authorization` with `Bearer …` or `Basic …`.
+    Header {
+        name: HeaderName,
+        value: HeaderValue,
+    },
+    /// A query parameter: its name, and the pair as it goes on the wire.
+    Query { name: String, encoded_pair: String },
+}
+
+impl Destination {
+    /// `placement` is the configured one, else the document's; with neither, a
+    /// credential goes as a bearer token, the most common scheme. An empty
+    /// credential is no credential.
+    pub fn new(
+        base_url: &str,
+        credential: Option<&str>,
+        placement: Option<&CredentialPlacement>,
+    ) -> Result<Destination, String> {
+        let base = Url::parse(base_url)
+            .map_err(|error| format!("the base URL `{base_url}` is not a URL: {error}"))?;
+        if !matches!(base.scheme(), "http" | "https") || base.host_str().is_none() {
+            return Err(format!(
+                "the base URL `{base_url}` must be an http or https URL with a host"
+            ));
+        }
+        if base.fragment().is_some() {
+            return Err(format!(
+                "the base URL `{base_url}` must not have a fragment"
+            ));
+        }
+        let base_segments = base
+            .path()
+            .trim_end_matches('/')
+            .split('/')
+            .skip(1)
+            .map(str::to_owned)
+            .collect();
+        let credential = match credential.filter(|secret| !secret.is_empty()) {
+            Some(secret) => Some(slot(
+                secret,
+                placement.unwrap_or(&CredentialPlacement::Bearer),
+            )?),
+            None => None,
+        };
+        Ok(Destination {
+            base,
+            base_segments,
+            credential,
+        })
+    }
+
+    pub fn base(&self) -> &Url {
+        &self.base
+    }
+
+    pub fn base_segments(&self) -> &[String] {
+        &self.base_segments
+    }
+
+    pub fn credential(&self) -> Option<&CredentialSlot> {
+        self.credential.as_ref()
+    }
+}
+
+fn slot(secret: &str, placement: &CredentialPlacement) -> Result<CredentialSlot, String> {
+    let header = |name: HeaderName, value: String| {
+        let mut value = HeaderValue::from_str(&value)
+            .map_err(|_| "the credential contains characters a header cannot carry".to_owned())?;
+        // Keeps it out of debug output and marks it for HTTP/2 header compression.
+        value.set_sensitive(true);
+        Ok(CredentialSlot::Header { name, value })
+    };
+    match placement {
+        CredentialPlacement::Header(name) => {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| format!("`{name}` is not a valid header name for the credential"))?;
+            header(name, secret.to_owned())
+        }
+        CredentialPlacement::Bearer => header(AUTHORIZATION, format!("Bearer {secret}")),
+        CredentialPlacement::Basic => {
+            let encoded = base64::engine::general_purpose::STANDARD.encode(secret);
+            header(AUTHORIZATION, format!("Basic {encoded}"))
+        }
+        CredentialPlacement::Query(name) => Ok(CredentialSlot::Query {
+            name: name.clone(),
+            encoded_pair: format!("{}={}", encode_component(name), encode_component(secret)),
+        }),
+    }
+}
