@@ -1,1 +1,25 @@
 //! Conformance harness for OpenAPI-to-MCP gateways.
+//!
+//! Every rule of `docs/rules.md` is a Gherkin scenario under `features/`,
+//! tagged with its ID (`@TC-NAME-007`) and, for recommended rules,
+//! `@recommended`. The harness drives a gateway as a black box:
+//!
+//! - [`launch`]: the one launch contract for gateways in any language (a
+//!   command template with `{openapi}`, `{base_url}`, `{port}`, and the
+//!   credential in `HOSTED_MCP_CREDENTIAL`), over HTTP or stdio.
+//! - [`world`]: one [`world::GatewayWorld`] per scenario, with its own mock
+//!   upstream, its document, and the gateway launched lazily from it.
+//! - [`client`]: MCP sessions through rmcp, in either protocol era;
+//!   [`raw`]: hand-made JSON-RPC over HTTP for exact protocol checks.
+//! - [`steps`]: the step definitions, one file per section of the rules.
+//! - [`report`]: results per scenario and rule, the terminal table, JUnit
+//!   and JSON, and the verdict.
+//! - [`run`]: ties them together for the `hosted-mcp-conformance` binary.
+
+pub mod client;
+pub mod launch;
+pub mod raw;
+pub mod report;
+pub mod run;
+pub mod steps;
+pub mod world;

@@ -1,0 +1,158 @@
+Feature: Protocol
+  The gateway is an MCP server over Streamable HTTP (at /mcp) and over stdio,
+  for clients of both protocol eras: the initialize handshake and the
+  2026-07-28 revision, which discovers the server instead and keeps no
+  session. Only an unknown tool is a JSON-RPC error; every other failed call
+  is a tool result flagged as an error. Tools are listed in document order.
+
+  Background:
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+        /pets/{petId}:
+          get:
+            operationId: getPet
+            parameters:
+              - {name: petId, in: path, required: true, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+
+  @TC-PROTO-001 @http
+  Scenario: The tools are listed over Streamable HTTP
+    Then the tools are, in order:
+      | listPets |
+      | getPet   |
+
+  @TC-PROTO-001 @stdio
+  Scenario: The tools are listed over stdio
+    Then the tools are, in order:
+      | listPets |
+      | getPet   |
+
+  @TC-PROTO-002
+  Scenario Outline: A client of the initialize era with protocol <version>
+    Given the client uses the initialize handshake with protocol version "<version>"
+    Then the gateway agreed on protocol version "<version>"
+    And the tools are, in order:
+      | listPets |
+      | getPet   |
+
+    Examples:
+      | version    |
+      | 2025-06-18 |
+      | 2025-11-25 |
+
+  @TC-PROTO-002 @http
+  Scenario Outline: The initialize answer over HTTP names protocol <version>
+    When an HTTP client sends initialize with protocol version "<version>"
+    Then the HTTP status is 200
+    And the answer has "/result/protocolVersion" equal to "<version>"
+    When the HTTP client sends "tools/list"
+    Then the answer lists the tools, in order:
+      | listPets |
+      | getPet   |
+
+    Examples:
+      | version    |
+      | 2025-06-18 |
+      | 2025-11-25 |
+
+  @TC-PROTO-003
+  Scenario: A client of the 2026-07-28 revision discovers the gateway
+    Given the client uses server/discover (protocol version 2026-07-28)
+    Then the gateway agreed on protocol version "2026-07-28"
+    And the tools are, in order:
+      | listPets |
+      | getPet   |
+
+  @TC-PROTO-003 @http
+  Scenario: server/discover over HTTP opens no session, and tools/list needs none
+    When an HTTP client sends server/discover for protocol version 2026-07-28
+    Then the HTTP status is 200
+    And the answer's "/result/supportedVersions" includes "2026-07-28"
+    And the answer carries no "Mcp-Session-Id" header
+    When the HTTP client sends "tools/list"
+    Then the answer lists the tools, in order:
+      | listPets |
+      | getPet   |
+
+  @TC-PROTO-004
+  Scenario Outline: An unknown tool is JSON-RPC error -32602 (<era>)
+    Given the client uses <era>
+    When the client calls "deletePet" with {}
+    Then the call fails with JSON-RPC error -32602
+
+    Examples:
+      | era                                                          |
+      | the initialize handshake with protocol version "2025-11-25" |
+      | server/discover (protocol version 2026-07-28)                |
+
+  @TC-PROTO-005
+  Scenario: Arguments that fail the check give a tool error, not a JSON-RPC error
+    When the client calls "getPet" with {}
+    Then the call returns a tool error with a text
+
+  @TC-PROTO-005
+  Scenario: A refused path gives a tool error
+    When the client calls "getPet" with {"petId": ".."}
+    Then the call returns a tool error with a text
+    And the upstream has received no request
+
+  @TC-PROTO-005
+  Scenario: An upstream failure gives a tool error
+    Given the upstream answers every request with status 500
+    When the client calls "getPet" with {"petId": "7"}
+    Then the call returns a tool error with a text
+
+  @TC-PROTO-006
+  Scenario: Tools come in document order: paths as written, methods in a fixed order
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Order, version: "1"}
+      paths:
+        /zebra:
+          post: {operationId: zebraPost, responses: {"200": {description: ok}}}
+          trace: {operationId: zebraTrace, responses: {"200": {description: ok}}}
+          patch: {operationId: zebraPatch, responses: {"200": {description: ok}}}
+          head: {operationId: zebraHead, responses: {"200": {description: ok}}}
+          options: {operationId: zebraOptions, responses: {"200": {description: ok}}}
+          delete: {operationId: zebraDelete, responses: {"200": {description: ok}}}
+          put: {operationId: zebraPut, responses: {"200": {description: ok}}}
+          get: {operationId: zebraGet, responses: {"200": {description: ok}}}
+        /apple:
+          get: {operationId: appleGet, responses: {"200": {description: ok}}}
+        /mango/{id}:
+          delete:
+            operationId: mangoDelete
+            parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+            responses: {"200": {description: ok}}
+      """
+    Then the tools are, in order:
+      | zebraGet     |
+      | zebraPut     |
+      | zebraPost    |
+      | zebraDelete  |
+      | zebraOptions |
+      | zebraHead    |
+      | zebraPatch   |
+      | zebraTrace   |
+      | appleGet     |
+      | mangoDelete  |
+    And listing the tools again gives the same list
+
+  @TC-PROTO-007 @recommended @http
+  Scenario: A browser request from a foreign Origin is refused
+    When an HTTP client from the origin "https://evil.example" sends initialize with protocol version "2025-11-25"
+    Then the HTTP status is 403
+
+  @TC-PROTO-007 @recommended @http
+  Scenario: A request without an Origin is served
+    When an HTTP client sends initialize with protocol version "2025-11-25"
+    Then the HTTP status is 200

@@ -1,0 +1,207 @@
+//! MCP sessions with a launched gateway, through the official Rust SDK (rmcp),
+//! so the gateway is checked against a real client of either protocol era.
+
+use std::{collections::HashMap, fmt, time::Duration};
+
+use anyhow::{anyhow, Context as _};
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::{
+    model::{
+        CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+    },
+    service::{ClientLifecycleMode, ClientServiceExt as _, RunningService},
+    transport::{
+        streamable_http_client::StreamableHttpClientTransportConfig, StreamableHttpClientTransport,
+    },
+    RoleClient, ServiceError,
+};
+use serde_json::Value;
+use tokio::{
+    process::{ChildStdin, ChildStdout},
+    time::timeout,
+};
+
+/// Time allowed for connecting (handshake or discovery) and for listing tools.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Time allowed for one call: the gateway's own 15 s upstream deadline plus margin.
+const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Which MCP lifecycle the client uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Era {
+    /// The `initialize` handshake, asking for this protocol version.
+    Initialize(String),
+    /// The 2026-07-28 revision: `server/discover`, then self-contained requests.
+    Discover,
+}
+
+impl Default for Era {
+    fn default() -> Self {
+        Self::Initialize("2025-11-25".into())
+    }
+}
+
+/// How a tool call ended, as the client saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallOutcome {
+    /// A tool result: `isError`, and its text blocks joined by newlines.
+    Result { is_error: bool, text: String },
+    /// A JSON-RPC error instead of a result.
+    RpcError { code: i32, message: String },
+}
+
+impl fmt::Display for CallOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Result { is_error, text } => {
+                write!(f, "tool result (isError: {is_error}):\n{text}")
+            }
+            Self::RpcError { code, message } => {
+                write!(f, "JSON-RPC error {code}: {message}")
+            }
+        }
+    }
+}
+
+/// One MCP session.
+pub struct McpClient {
+    service: RunningService<RoleClient, ClientConfig>,
+}
+
+impl fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpClient")
+            .field("protocol_version", &self.protocol_version())
+            .finish()
+    }
+}
+
+impl McpClient {
+    /// Connects over Streamable HTTP, sending `headers` on every request.
+    pub async fn over_http(
+        url: &str,
+        era: &Era,
+        headers: &[(String, String)],
+    ) -> anyhow::Result<Self> {
+        let mut custom = HashMap::new();
+        for (name, value) in headers {
+            custom.insert(
+                HeaderName::try_from(name.as_str())
+                    .with_context(|| format!("bad header name {name:?}"))?,
+                HeaderValue::try_from(value.as_str())
+                    .with_context(|| format!("bad value for header {name}"))?,
+            );
+        }
+        let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+        Self::connect(StreamableHttpClientTransport::from_config(config), era).await
+    }
+
+    /// Connects over a stdio gateway's pipes.
+    pub async fn over_stdio(pipes: (ChildStdout, ChildStdin), era: &Era) -> anyhow::Result<Self> {
+        Self::connect(pipes, era).await
+    }
+
+    async fn connect<T, E, A>(transport: T, era: &Era) -> anyhow::Result<Self>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let info = ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("hosted-mcp-conformance", env!("CARGO_PKG_VERSION")),
+        );
+        let (info, lifecycle) = match era {
+            Era::Initialize(version) => (
+                info.with_protocol_version(protocol_version(version)?),
+                ClientLifecycleMode::Initialize,
+            ),
+            Era::Discover => (
+                info,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            ),
+        };
+        let service = timeout(
+            CONNECT_TIMEOUT,
+            info.serve_with_lifecycle(transport, lifecycle),
+        )
+        .await
+        .map_err(|_| {
+            anyhow!(
+                "the MCP handshake did not finish within {} s",
+                CONNECT_TIMEOUT.as_secs()
+            )
+        })?
+        .context("the MCP handshake failed")?;
+        Ok(Self { service })
+    }
+
+    /// The protocol version the gateway agreed to.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.service
+            .peer_info()
+            .map(|info| info.protocol_version.to_string())
+    }
+
+    /// Every tool, all pages, as JSON.
+    pub async fn list_tools(&self) -> anyhow::Result<Vec<Value>> {
+        let tools = timeout(CONNECT_TIMEOUT, self.service.list_all_tools())
+            .await
+            .map_err(|_| {
+                anyhow!(
+                    "tools/list did not answer within {} s",
+                    CONNECT_TIMEOUT.as_secs()
+                )
+            })?
+            .context("tools/list failed")?;
+        tools
+            .iter()
+            .map(|tool| serde_json::to_value(tool).context("a tool does not serialize"))
+            .collect()
+    }
+
+    /// Calls a tool; a JSON-RPC error is an outcome, not a failure.
+    pub async fn call_tool(&self, name: &str, arguments: Value) -> anyhow::Result<CallOutcome> {
+        let mut params = CallToolRequestParams::new(name.to_owned());
+        match arguments {
+            Value::Object(map) => params = params.with_arguments(map),
+            Value::Null => {}
+            other => return Err(anyhow!("tool arguments must be a JSON object, not {other}")),
+        }
+        let answer = timeout(CALL_TIMEOUT, self.service.call_tool(params))
+            .await
+            .map_err(|_| {
+                anyhow!(
+                    "tools/call {name} did not answer within {} s",
+                    CALL_TIMEOUT.as_secs()
+                )
+            })?;
+        match answer {
+            Ok(result) => Ok(CallOutcome::Result {
+                is_error: result.is_error.unwrap_or(false),
+                text: result
+                    .content
+                    .iter()
+                    .filter_map(|block| block.as_text().map(|t| t.text.as_str()))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            }),
+            Err(ServiceError::McpError(error)) => Ok(CallOutcome::RpcError {
+                code: error.code.0,
+                message: error.message.into_owned(),
+            }),
+            Err(other) => Err(anyhow!("tools/call {name} failed: {other}")),
+        }
+    }
+
+    /// Ends the session politely; the process is killed separately.
+    pub async fn close(self) {
+        let _ = timeout(Duration::from_secs(2), self.service.cancel()).await;
+    }
+}
+
+fn protocol_version(version: &str) -> anyhow::Result<ProtocolVersion> {
+    serde_json::from_value(Value::String(version.to_owned()))
+        .with_context(|| format!("rmcp does not know protocol version {version:?}"))
+}

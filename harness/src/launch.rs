@@ -1,0 +1,488 @@
+//! The launch contract: one way to start any gateway, whatever its language.
+//!
+//! A gateway is a command line with placeholders (`{openapi}`, `{base_url}`,
+//! `{port}`) and the stored credential in the environment. `harness/LAUNCH.md`
+//! states the contract for people implementing other gateways.
+
+use std::{
+    fmt,
+    net::TcpListener,
+    path::{Path, PathBuf},
+    process::{ExitStatus, Stdio},
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use anyhow::{bail, Context as _};
+use tokio::{
+    io::AsyncReadExt as _,
+    net::TcpStream,
+    process::{Child, ChildStdin, ChildStdout, Command},
+    task::JoinHandle,
+    time::{sleep, timeout, Instant},
+};
+
+/// The environment variable that carries the stored credential to the gateway.
+pub const CREDENTIAL_ENV: &str = "HOSTED_MCP_CREDENTIAL";
+
+/// How long a gateway may take to accept TCP connections, or to exit when it
+/// refuses its document.
+pub const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Stderr kept per gateway; enough for any start-up error, bounded against a
+/// gateway that logs without end.
+const STDERR_LIMIT: usize = 256 * 1024;
+
+/// How the harness speaks MCP to a gateway.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Transport {
+    /// MCP Streamable HTTP at `http://127.0.0.1:{port}/mcp`.
+    Http,
+    /// MCP over the child's stdin and stdout.
+    Stdio,
+}
+
+impl Transport {
+    /// The name used in tags (`@http`, `@stdio`) and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Http => "http",
+            Self::Stdio => "stdio",
+        }
+    }
+}
+
+impl fmt::Display for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A command line with placeholders, split into words the way a shell would
+/// (quotes and backslashes respected) but run without a shell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    words: Vec<String>,
+}
+
+impl Template {
+    /// Parses a template and checks it has the placeholders `transport` needs.
+    pub fn parse(text: &str, transport: Transport) -> anyhow::Result<Self> {
+        let words = split_words(text)?;
+        if words.is_empty() {
+            bail!("the gateway command is empty");
+        }
+        let mut needed = vec!["{openapi}", "{base_url}"];
+        if transport == Transport::Http {
+            needed.push("{port}");
+        }
+        for placeholder in needed {
+            if !words.iter().any(|w| w.contains(placeholder)) {
+                bail!("a {transport} gateway command must contain {placeholder}: `{text}`");
+            }
+        }
+        Ok(Self { words })
+    }
+
+    fn render(&self, vars: &[(&str, &str)]) -> Vec<String> {
+        self.words
+            .iter()
+            .map(|word| {
+                vars.iter()
+                    .fold(word.clone(), |w, (key, value)| w.replace(key, value))
+            })
+            .collect()
+    }
+}
+
+impl fmt::Display for Template {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.words.join(" "))
+    }
+}
+
+fn split_words(text: &str) -> anyhow::Result<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => words.extend(word.take()),
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => w.push(c),
+                        None => bail!("unclosed ' in the gateway command: `{text}`"),
+                    }
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c) => w.push(c),
+                            None => bail!("trailing \\ in the gateway command: `{text}`"),
+                        },
+                        Some(c) => w.push(c),
+                        None => bail!("unclosed \" in the gateway command: `{text}`"),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some(c) => word.get_or_insert_with(String::new).push(c),
+                None => bail!("trailing \\ in the gateway command: `{text}`"),
+            },
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Ok(words)
+}
+
+/// The gateway under test: a command template for each transport it offers.
+#[derive(Debug, Clone)]
+pub struct Target {
+    http: Option<Template>,
+    stdio: Option<Template>,
+}
+
+impl Target {
+    /// A gateway given on the command line, offering one transport.
+    pub fn custom(template: Template, transport: Transport) -> Self {
+        match transport {
+            Transport::Http => Self {
+                http: Some(template),
+                stdio: None,
+            },
+            Transport::Stdio => Self {
+                http: None,
+                stdio: Some(template),
+            },
+        }
+    }
+
+    /// This workspace's reference gateway, offering both transports. Built
+    /// first when it is not next to the harness's own executable.
+    pub fn reference() -> anyhow::Result<Self> {
+        let bin = reference_binary()?;
+        let bin = bin.to_string_lossy();
+        let quoted = format!("'{}'", bin.replace('\'', r"'\''"));
+        let http = format!(
+            "{quoted} serve --openapi {{openapi}} --base-url {{base_url}} --listen 127.0.0.1:{{port}}"
+        );
+        let stdio = format!("{quoted} serve --openapi {{openapi}} --base-url {{base_url}} --stdio");
+        Ok(Self {
+            http: Some(Template::parse(&http, Transport::Http)?),
+            stdio: Some(Template::parse(&stdio, Transport::Stdio)?),
+        })
+    }
+
+    /// The template for `transport`, if the gateway offers it.
+    pub fn template(&self, transport: Transport) -> Option<&Template> {
+        match transport {
+            Transport::Http => self.http.as_ref(),
+            Transport::Stdio => self.stdio.as_ref(),
+        }
+    }
+}
+
+/// Finds `hosted-mcp-gateway` beside this executable (same target directory
+/// and profile), building it there when it is missing and the workspace is
+/// at hand.
+fn reference_binary() -> anyhow::Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot locate the harness executable")?;
+    let dir = exe
+        .parent()
+        .context("the harness executable has no directory")?;
+    let bin = dir.join(format!(
+        "hosted-mcp-gateway{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    if bin.is_file() {
+        return Ok(bin);
+    }
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .context("the harness has no workspace")?;
+    if !workspace.join("reference").join("Cargo.toml").is_file() {
+        bail!(
+            "no reference gateway at {} and no workspace to build it in; pass --gateway",
+            bin.display()
+        );
+    }
+    // `dir` is `<target>/<profile>`: build into the same place so the next run finds it.
+    let target_dir = dir.parent().context("no target directory")?;
+    let mut cargo = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()));
+    cargo
+        .current_dir(workspace)
+        .args(["build", "-p", "hosted-mcp-gateway", "--target-dir"])
+        .arg(target_dir);
+    match dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") | None => {}
+        Some("release") => {
+            cargo.arg("--release");
+        }
+        Some(profile) => {
+            cargo.args(["--profile", profile]);
+        }
+    }
+    eprintln!("hosted-mcp-conformance: building the reference gateway (cargo build -p hosted-mcp-gateway)");
+    let status = cargo.status().context("cannot run cargo")?;
+    if !status.success() || !bin.is_file() {
+        bail!("building the reference gateway failed ({status})");
+    }
+    Ok(bin)
+}
+
+/// What one launch fills into a template.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch<'a> {
+    /// The scenario's document, written to a file.
+    pub openapi: &'a Path,
+    /// The mock upstream's base URL.
+    pub base_url: &'a str,
+    /// The stored credential, passed in [`CREDENTIAL_ENV`].
+    pub credential: &'a str,
+}
+
+/// A gateway that did not come up: why, and what it said.
+#[derive(Debug, Clone)]
+pub struct StartFailure {
+    /// Why the harness gave up on it.
+    pub reason: String,
+    /// The exit status, when the gateway exited.
+    pub status: Option<ExitStatus>,
+    /// Everything the gateway wrote to stderr.
+    pub stderr: String,
+}
+
+impl fmt::Display for StartFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the gateway did not start: {}", self.reason)?;
+        if !self.stderr.trim().is_empty() {
+            write!(f, "\n--- gateway stderr ---\n{}", self.stderr.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for StartFailure {}
+
+/// A launched gateway process. Dropping it kills the process (and, on Unix,
+/// everything it started), so no gateway outlives its scenario.
+#[derive(Debug)]
+pub struct Gateway {
+    child: Child,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr_reader: JoinHandle<()>,
+    stdio: Option<(ChildStdout, ChildStdin)>,
+    port: Option<u16>,
+}
+
+impl Gateway {
+    /// Starts the gateway and, over HTTP, waits until its port accepts TCP.
+    pub async fn start(
+        template: &Template,
+        transport: Transport,
+        launch: Launch<'_>,
+    ) -> Result<Self, StartFailure> {
+        let port = match transport {
+            Transport::Http => Some(free_port().map_err(|e| StartFailure {
+                reason: format!("no free loopback port: {e}"),
+                status: None,
+                stderr: String::new(),
+            })?),
+            Transport::Stdio => None,
+        };
+        let port_text = port.map(|p| p.to_string()).unwrap_or_default();
+        let openapi = launch.openapi.to_string_lossy();
+        let words = template.render(&[
+            ("{openapi}", &openapi),
+            ("{base_url}", launch.base_url),
+            ("{port}", &port_text),
+        ]);
+        let mut command = Command::new(&words[0]);
+        command
+            .args(&words[1..])
+            .env(CREDENTIAL_ENV, launch.credential)
+            .stdin(match transport {
+                Transport::Http => Stdio::null(),
+                Transport::Stdio => Stdio::piped(),
+            })
+            .stdout(match transport {
+                Transport::Http => Stdio::null(),
+                Transport::Stdio => Stdio::piped(),
+            })
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        // Its own process group, so wrappers (`npx`, `uv run`, shell scripts)
+        // are killed with everything they started.
+        #[cfg(unix)]
+        command.process_group(0);
+        let mut child = command.spawn().map_err(|e| StartFailure {
+            reason: format!("cannot run `{}`: {e}", words[0]),
+            status: None,
+            stderr: String::new(),
+        })?;
+
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let stderr_reader = {
+            let sink = Arc::clone(&stderr);
+            let pipe = child.stderr.take();
+            tokio::spawn(async move {
+                let Some(mut pipe) = pipe else { return };
+                let mut buf = [0u8; 8192];
+                while let Ok(n @ 1..) = pipe.read(&mut buf).await {
+                    let mut sink = sink.lock().unwrap_or_else(|e| e.into_inner());
+                    let room = STDERR_LIMIT.saturating_sub(sink.len());
+                    sink.extend_from_slice(&buf[..n.min(room)]);
+                }
+            })
+        };
+        let stdio = match (child.stdout.take(), child.stdin.take()) {
+            (Some(out), Some(input)) => Some((out, input)),
+            _ => None,
+        };
+        let mut gateway = Self {
+            child,
+            stderr,
+            stderr_reader,
+            stdio,
+            port,
+        };
+        if let Some(port) = port {
+            gateway.wait_for_port(port).await?;
+        }
+        Ok(gateway)
+    }
+
+    async fn wait_for_port(&mut self, port: u16) -> Result<(), StartFailure> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().ok().flatten() {
+                return Err(self
+                    .failure(
+                        format!("it exited during start-up ({status})"),
+                        Some(status),
+                    )
+                    .await);
+            }
+            if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                let reason = format!(
+                    "it did not accept TCP connections on 127.0.0.1:{port} within {} s",
+                    START_TIMEOUT.as_secs()
+                );
+                return Err(self.failure(reason, None).await);
+            }
+            sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// The MCP endpoint of an HTTP gateway.
+    pub fn mcp_url(&self) -> Option<String> {
+        self.port.map(|port| format!("http://127.0.0.1:{port}/mcp"))
+    }
+
+    /// The child's stdout and stdin, for a stdio gateway (once).
+    pub fn take_stdio(&mut self) -> Option<(ChildStdout, ChildStdin)> {
+        self.stdio.take()
+    }
+
+    /// Waits up to `within` for the gateway to exit; its status and stderr if
+    /// it did, `None` if it is still running.
+    pub async fn exit_within(&mut self, within: Duration) -> Option<StartFailure> {
+        let status = timeout(within, self.child.wait()).await.ok()?.ok()?;
+        Some(
+            self.failure(format!("it exited ({status})"), Some(status))
+                .await,
+        )
+    }
+
+    /// What the gateway has written to stderr so far.
+    pub fn stderr(&self) -> String {
+        let buf = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
+        String::from_utf8_lossy(&buf).into_owned()
+    }
+
+    async fn failure(&mut self, reason: String, status: Option<ExitStatus>) -> StartFailure {
+        if status.is_some() {
+            // The pipe closes once the process is gone; give the reader a
+            // moment to take the last lines.
+            let _ = timeout(Duration::from_secs(1), &mut self.stderr_reader).await;
+        }
+        StartFailure {
+            reason,
+            status,
+            stderr: self.stderr(),
+        }
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self.child.id().and_then(|id| i32::try_from(id).ok()) {
+            // SAFETY: killpg only sends a signal; the group is the one this
+            // child leads (process_group(0) above).
+            unsafe {
+                libc::killpg(pid, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.start_kill();
+        self.stderr_reader.abort();
+    }
+}
+
+/// A loopback port that was free a moment ago. The gateway binds it itself;
+/// the small race is acceptable for a test harness.
+fn free_port() -> std::io::Result<u16> {
+    Ok(TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_like_a_shell() {
+        let t = Template::parse(
+            r#"python -m "my gw" serve --openapi {openapi} --base-url '{base_url}' --port={port} a\ b"#,
+            Transport::Http,
+        )
+        .unwrap();
+        assert_eq!(
+            t.render(&[
+                ("{openapi}", "/t/d.yaml"),
+                ("{base_url}", "http://u"),
+                ("{port}", "9")
+            ]),
+            [
+                "python",
+                "-m",
+                "my gw",
+                "serve",
+                "--openapi",
+                "/t/d.yaml",
+                "--base-url",
+                "http://u",
+                "--port=9",
+                "a b"
+            ]
+        );
+    }
+
+    #[test]
+    fn requires_placeholders() {
+        assert!(Template::parse("gw {openapi} {base_url}", Transport::Http).is_err());
+        assert!(Template::parse("gw {openapi} {base_url}", Transport::Stdio).is_ok());
+        assert!(Template::parse("gw 'unclosed {openapi} {base_url}", Transport::Stdio).is_err());
+        assert!(Template::parse("  ", Transport::Stdio).is_err());
+    }
+}

@@ -1,0 +1,83 @@
+//! Steps for TC-ARG-*: which arguments a tool takes, and which it must not.
+
+use std::collections::BTreeSet;
+
+use anyhow::Context as _;
+use cucumber::{gherkin::Step, then};
+use serde_json::Value;
+
+use super::support::{follow, show, table, tool, yes};
+use crate::{
+    fail,
+    world::{GatewayWorld, StepResult},
+};
+
+/// The tool's argument names and the required ones.
+async fn arguments(
+    world: &mut GatewayWorld,
+    name: &str,
+) -> anyhow::Result<(BTreeSet<String>, BTreeSet<String>)> {
+    let tool = tool(world, name).await?;
+    let schema = &tool["inputSchema"];
+    let names = follow(schema, "/properties")?
+        .map(|p| {
+            p.as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default()
+        })
+        .unwrap_or_default();
+    let required = match follow(schema, "/required")? {
+        None => BTreeSet::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .context("a required entry is not a string")
+            })
+            .collect::<anyhow::Result<_>>()?,
+        Some(other) => fail!("tool {name:?}: \"required\" is not a list: {}", show(other)),
+    };
+    Ok((names, required))
+}
+
+#[then(expr = "the tool {string} has the arguments:")]
+async fn has_arguments(world: &mut GatewayWorld, name: String, step: &Step) -> StepResult {
+    let mut expected_names = BTreeSet::new();
+    let mut expected_required = BTreeSet::new();
+    // The first row is the header: | argument | required |
+    for row in table(step)?.iter().skip(1) {
+        let [argument, required] = row.as_slice() else {
+            fail!("each row needs an argument and yes/no: {row:?}");
+        };
+        expected_names.insert(argument.clone());
+        if yes(required)? {
+            expected_required.insert(argument.clone());
+        }
+    }
+    let (names, required) = arguments(world, &name).await?;
+    if names != expected_names || required != expected_required {
+        fail!(
+            "tool {name:?}: expected arguments {expected_names:?} (required {expected_required:?}), \
+             got {names:?} (required {required:?})"
+        );
+    }
+    Ok(())
+}
+
+#[then(expr = "the tool {string} has no argument for the header {string}")]
+async fn no_header_argument(world: &mut GatewayWorld, name: String, header: String) -> StepResult {
+    let (names, _) = arguments(world, &name).await?;
+    let header = header.to_ascii_lowercase();
+    let offending: Vec<_> = names
+        .iter()
+        .filter(|n| {
+            let n = n.to_ascii_lowercase();
+            n == header || n.ends_with(&format!("_{header}"))
+        })
+        .collect();
+    if !offending.is_empty() {
+        fail!("tool {name:?} offers {offending:?}, an argument for the header {header:?}");
+    }
+    Ok(())
+}

@@ -1,0 +1,102 @@
+//! Steps every section shares: the document, starting the gateway, the tool
+//! list, a tool's JSON, and calling a tool.
+
+use cucumber::{gherkin::Step, given, then, when};
+
+use super::support::{doc_string, first_column, follow, parse_json, show, tool, tool_names};
+use crate::{
+    client::CallOutcome,
+    fail,
+    world::{GatewayWorld, StepResult},
+};
+
+#[given("the OpenAPI document:")]
+async fn the_document(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    world.set_document(doc_string(step)?)?;
+    Ok(())
+}
+
+#[when("the gateway starts")]
+async fn the_gateway_starts(world: &mut GatewayWorld) -> StepResult {
+    world.start().await?;
+    Ok(())
+}
+
+#[then("the tools are, in order:")]
+async fn the_tools_are(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    let expected = first_column(step)?;
+    let listed = tool_names(&world.list_tools().await?);
+    if listed != expected {
+        fail!("expected the tools {expected:?}, the gateway lists {listed:?}");
+    }
+    Ok(())
+}
+
+#[then(regex = r#"^the tool "([^"]*)" has "([^"]*)" equal to (.+)$"#)]
+async fn tool_member_equals(
+    world: &mut GatewayWorld,
+    name: String,
+    pointer: String,
+    json: String,
+) -> StepResult {
+    let expected = parse_json(&json)?;
+    let tool = tool(world, &name).await?;
+    match follow(&tool, &pointer)? {
+        Some(actual) if *actual == expected => Ok(()),
+        Some(actual) => fail!(
+            "tool {name:?} has {pointer} = {}, expected {}",
+            show(actual),
+            show(&expected)
+        ),
+        None => fail!(
+            "tool {name:?} has nothing at {pointer}, expected {}:\n{}",
+            show(&expected),
+            show(&tool)
+        ),
+    }
+}
+
+#[then(regex = r#"^the tool "([^"]*)" has no "([^"]*)"$"#)]
+async fn tool_member_absent(world: &mut GatewayWorld, name: String, pointer: String) -> StepResult {
+    let tool = tool(world, &name).await?;
+    match follow(&tool, &pointer)? {
+        None | Some(serde_json::Value::Null) => Ok(()),
+        Some(actual) => fail!(
+            "tool {name:?} should have no {pointer}, it has {}",
+            show(actual)
+        ),
+    }
+}
+
+#[when(regex = r#"^the client calls "([^"]*)" with (\{.*\})$"#)]
+async fn call_inline(world: &mut GatewayWorld, name: String, arguments: String) -> StepResult {
+    world.call_tool(&name, parse_json(&arguments)?).await?;
+    Ok(())
+}
+
+#[when(regex = r#"^the client calls "([^"]*)" with:$"#)]
+async fn call_doc(world: &mut GatewayWorld, name: String, step: &Step) -> StepResult {
+    world
+        .call_tool(&name, parse_json(doc_string(step)?)?)
+        .await?;
+    Ok(())
+}
+
+#[then(expr = "the call fails with JSON-RPC error {int}")]
+async fn call_rpc_error(world: &mut GatewayWorld, code: i32) -> StepResult {
+    match world.last_call()? {
+        CallOutcome::RpcError { code: actual, .. } if *actual == code => Ok(()),
+        other => fail!("expected JSON-RPC error {code}, got {other}"),
+    }
+}
+
+#[then("the call returns a tool error with a text")]
+async fn call_tool_error(world: &mut GatewayWorld) -> StepResult {
+    match world.last_call()? {
+        CallOutcome::Result {
+            is_error: true,
+            text,
+        } if !text.trim().is_empty() => Ok(()),
+        other => fail!("expected a tool result with isError: true and a text block, got {other}"),
+    }
+}

@@ -1,0 +1,15 @@
+//! Step definitions, one module per section of `docs/rules.md`, plus the
+//! steps every section shares ([`document`]) and helpers ([`support`]).
+//!
+//! Steps register themselves with cucumber when their module is compiled,
+//! so a new section only needs its `pub mod` line here.
+
+pub mod arguments;
+pub mod descriptions;
+pub mod document;
+pub mod hints;
+pub mod loading;
+pub mod names;
+pub mod protocol;
+pub mod schemas;
+pub mod support;

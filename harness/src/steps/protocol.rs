@@ -1,0 +1,166 @@
+//! Steps for TC-PROTO-*: transports, both protocol eras, errors, order.
+
+use anyhow::Context as _;
+use cucumber::{gherkin::Step, given, then, when};
+use serde_json::{json, Value};
+use wiremock::{matchers::any, Mock, ResponseTemplate};
+
+use super::support::{first_column, follow, parse_json, show, tool_names};
+use crate::{
+    client::Era,
+    fail,
+    world::{GatewayWorld, StepResult},
+};
+
+#[given(expr = "the client uses the initialize handshake with protocol version {string}")]
+async fn initialize_era(world: &mut GatewayWorld, version: String) -> StepResult {
+    world.set_era(Era::Initialize(version))?;
+    Ok(())
+}
+
+#[given(regex = r"^the client uses server/discover \(protocol version 2026-07-28\)$")]
+async fn discover_era(world: &mut GatewayWorld) -> StepResult {
+    world.set_era(Era::Discover)?;
+    Ok(())
+}
+
+#[then(expr = "the gateway agreed on protocol version {string}")]
+async fn agreed_version(world: &mut GatewayWorld, version: String) -> StepResult {
+    let agreed = world.protocol_version().await?;
+    if agreed != version {
+        fail!("the client asked for protocol version {version}, the gateway agreed on {agreed}");
+    }
+    Ok(())
+}
+
+#[given(expr = "the upstream answers every request with status {int}")]
+async fn upstream_status(world: &mut GatewayWorld, status: u16) -> StepResult {
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(status).set_body_string("upstream says no"))
+        .mount(world.upstream().stubs())
+        .await;
+    Ok(())
+}
+
+#[then("listing the tools again gives the same list")]
+async fn listing_is_stable(world: &mut GatewayWorld) -> StepResult {
+    let first = world.list_tools().await?;
+    let second = world.list_tools().await?;
+    if first != second {
+        fail!(
+            "two listings differ:\n{}\n---\n{}",
+            show(&json!(first)),
+            show(&json!(second))
+        );
+    }
+    Ok(())
+}
+
+#[when(expr = "an HTTP client sends initialize with protocol version {string}")]
+async fn raw_initialize(world: &mut GatewayWorld, version: String) -> StepResult {
+    world.raw_http().await?.initialize(&version, &[]).await?;
+    Ok(())
+}
+
+#[when(
+    expr = "an HTTP client from the origin {string} sends initialize with protocol version {string}"
+)]
+async fn raw_initialize_from(
+    world: &mut GatewayWorld,
+    origin: String,
+    version: String,
+) -> StepResult {
+    let origin = [("Origin".to_owned(), origin)];
+    world
+        .raw_http()
+        .await?
+        .initialize(&version, &origin)
+        .await?;
+    Ok(())
+}
+
+#[when(regex = r"^an HTTP client sends server/discover for protocol version 2026-07-28$")]
+async fn raw_discover(world: &mut GatewayWorld) -> StepResult {
+    world.raw_http().await?.discover(&[]).await?;
+    Ok(())
+}
+
+#[when(expr = "the HTTP client sends {string}")]
+async fn raw_request(world: &mut GatewayWorld, method: String) -> StepResult {
+    world
+        .raw_http()
+        .await?
+        .request(&method, json!({}), &[])
+        .await?;
+    Ok(())
+}
+
+#[then(expr = "the HTTP status is {int}")]
+async fn http_status(world: &mut GatewayWorld, status: u16) -> StepResult {
+    let last = world.raw_http().await?.last()?;
+    if last.status != status {
+        fail!(
+            "expected HTTP {status}, got HTTP {}: {}",
+            last.status,
+            last.body
+        );
+    }
+    Ok(())
+}
+
+#[then(regex = r#"^the answer has "([^"]*)" equal to (.+)$"#)]
+async fn answer_member(world: &mut GatewayWorld, pointer: String, json: String) -> StepResult {
+    let expected = parse_json(&json)?;
+    let last = world.raw_http().await?.last()?;
+    let message = last.message.as_ref().with_context(|| {
+        format!(
+            "HTTP {} carried no JSON-RPC answer: {}",
+            last.status, last.body
+        )
+    })?;
+    match follow(message, &pointer)? {
+        Some(actual) if *actual == expected => Ok(()),
+        _ => fail!(
+            "expected {pointer} = {} in the answer:\n{}",
+            show(&expected),
+            show(message)
+        ),
+    }
+}
+
+#[then(expr = "the answer's {string} includes {string}")]
+async fn answer_includes(world: &mut GatewayWorld, pointer: String, item: String) -> StepResult {
+    let last = world.raw_http().await?.last()?;
+    let list = last.message.as_ref().and_then(|m| m.pointer(&pointer));
+    match list.and_then(Value::as_array) {
+        Some(items) if items.iter().any(|v| v == item.as_str()) => Ok(()),
+        _ => fail!(
+            "expected {pointer} to include {item:?}; the answer was HTTP {}: {}",
+            last.status,
+            last.body
+        ),
+    }
+}
+
+#[then(expr = "the answer carries no {string} header")]
+async fn no_header(world: &mut GatewayWorld, header: String) -> StepResult {
+    let last = world.raw_http().await?.last()?;
+    if let Some(value) = last.headers.get(header.as_str()) {
+        fail!("the answer carries {header}: {value:?}");
+    }
+    Ok(())
+}
+
+#[then("the answer lists the tools, in order:")]
+async fn answer_lists(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    let expected = first_column(step)?;
+    let last = world.raw_http().await?.last()?;
+    let tools = last.result()?["tools"]
+        .as_array()
+        .with_context(|| format!("the answer has no tools list: {}", last.body))?;
+    let listed = tool_names(tools);
+    if listed != expected {
+        fail!("expected the tools {expected:?}, the answer lists {listed:?}");
+    }
+    Ok(())
+}

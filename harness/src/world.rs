@@ -1,0 +1,400 @@
+//! One scenario's world: its own mock upstream, its document, and the gateway
+//! launched from it at the first step that needs it.
+
+use std::{
+    fmt,
+    path::PathBuf,
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc,
+    },
+};
+
+use anyhow::{anyhow, bail, Context as _};
+use mock_upstream::Upstream;
+use serde_json::Value;
+
+use crate::{
+    client::{CallOutcome, Era, McpClient},
+    launch::{Gateway, Launch, StartFailure, Target, Transport, START_TIMEOUT},
+    raw::RawHttp,
+};
+
+/// The credential the harness stores for every gateway unless a step sets
+/// another. Distinctive, so masking checks cannot match by accident.
+pub const DEFAULT_CREDENTIAL: &str = "sk-conformance-3f9a7c1e";
+
+/// Written in a document, replaced by the mock upstream's base URL (for
+/// documents that point somewhere the harness can watch).
+pub const BASE_URL_PLACEHOLDER: &str = "{{base_url}}";
+
+/// What a step returns. Its message shows the whole chain of causes, because
+/// cucumber reports a failed step by its `Display`.
+pub type StepResult = Result<(), StepFailure>;
+
+/// Fails a step (or any function returning a `Result` of [`anyhow::Error`])
+/// with a formatted message, like `anyhow::bail!`.
+#[macro_export]
+macro_rules! fail {
+    ($($arg:tt)*) => {
+        return Err(::anyhow::anyhow!($($arg)*).into())
+    };
+}
+
+/// A failed step: an [`anyhow::Error`] displayed with its causes.
+#[derive(Debug)]
+pub struct StepFailure(anyhow::Error);
+
+impl From<anyhow::Error> for StepFailure {
+    fn from(error: anyhow::Error) -> Self {
+        Self(error)
+    }
+}
+
+impl fmt::Display for StepFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:#}", self.0)
+    }
+}
+
+/// The state of one scenario. Everything it started (gateway process, MCP
+/// session, temp files, upstream) ends when it is torn down or dropped.
+#[derive(cucumber::World)]
+#[world(init = Self::new)]
+pub struct GatewayWorld {
+    upstream: Upstream,
+    target: Option<Arc<Target>>,
+    transport: Transport,
+    era: Era,
+    document: Option<String>,
+    credential: String,
+    running: Option<Running>,
+    last_call: Option<CallOutcome>,
+    raw: Option<RawHttp>,
+    dir: Option<ScenarioDir>,
+}
+
+/// A launched gateway; the session is dropped before the process.
+struct Running {
+    client: Option<McpClient>,
+    gateway: Gateway,
+}
+
+impl fmt::Debug for GatewayWorld {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GatewayWorld")
+            .field("transport", &self.transport)
+            .field("era", &self.era)
+            .field("upstream", &self.upstream.base_url())
+            .field("last_call", &self.last_call)
+            .field(
+                "gateway_stderr",
+                &self.running.as_ref().map(|r| r.gateway.stderr()),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+impl GatewayWorld {
+    async fn new() -> anyhow::Result<Self> {
+        Ok(Self {
+            upstream: Upstream::start()
+                .await
+                .context("cannot start the mock upstream")?,
+            target: None,
+            transport: Transport::Http,
+            era: Era::default(),
+            document: None,
+            credential: DEFAULT_CREDENTIAL.to_owned(),
+            running: None,
+            last_call: None,
+            raw: None,
+            dir: None,
+        })
+    }
+
+    /// Chooses the gateway and transport; done by the runner before each scenario.
+    pub(crate) fn configure(&mut self, target: Arc<Target>, transport: Transport) {
+        self.target = Some(target);
+        self.transport = transport;
+    }
+
+    /// Stops the gateway and ends the session; done after each scenario.
+    pub(crate) fn teardown(&mut self) {
+        self.raw = None;
+        self.running = None;
+        self.dir = None;
+    }
+
+    /// Stops the gateway and launches it again on the same document.
+    pub async fn restart(&mut self) -> anyhow::Result<()> {
+        self.teardown();
+        self.start().await
+    }
+
+    /// This scenario's mock upstream.
+    pub fn upstream(&self) -> &Upstream {
+        &self.upstream
+    }
+
+    /// The transport this scenario speaks.
+    pub fn transport(&self) -> Transport {
+        self.transport
+    }
+
+    /// Sets the OpenAPI document (JSON or YAML text). `{{base_url}}` in it
+    /// becomes the mock upstream's base URL.
+    pub fn set_document(&mut self, text: &str) -> anyhow::Result<()> {
+        self.before_launch("the document")?;
+        self.document = Some(text.to_owned());
+        Ok(())
+    }
+
+    /// Sets the credential stored for the gateway.
+    pub fn set_credential(&mut self, credential: &str) -> anyhow::Result<()> {
+        self.before_launch("the credential")?;
+        self.credential = credential.to_owned();
+        Ok(())
+    }
+
+    /// The credential stored for the gateway.
+    pub fn credential(&self) -> &str {
+        &self.credential
+    }
+
+    /// Chooses the MCP lifecycle of the session opened at launch.
+    pub fn set_era(&mut self, era: Era) -> anyhow::Result<()> {
+        self.before_launch("the protocol era")?;
+        self.era = era;
+        Ok(())
+    }
+
+    fn before_launch(&self, what: &str) -> anyhow::Result<()> {
+        if self.running.is_some() {
+            bail!("{what} must be set before the gateway is launched");
+        }
+        Ok(())
+    }
+
+    /// Launches the gateway and opens the MCP session, if not done yet.
+    pub async fn start(&mut self) -> anyhow::Result<()> {
+        self.session().await.map(drop)
+    }
+
+    /// The protocol version the gateway agreed to for this session.
+    pub async fn protocol_version(&mut self) -> anyhow::Result<String> {
+        self.session()
+            .await?
+            .protocol_version()
+            .context("the gateway announced no protocol version")
+    }
+
+    /// Every tool the gateway lists, as JSON.
+    pub async fn list_tools(&mut self) -> anyhow::Result<Vec<Value>> {
+        self.session().await?.list_tools().await
+    }
+
+    /// The listed tool called `name`, if there is one.
+    pub async fn tool(&mut self, name: &str) -> anyhow::Result<Option<Value>> {
+        Ok(self
+            .list_tools()
+            .await?
+            .into_iter()
+            .find(|tool| tool["name"] == name))
+    }
+
+    /// Calls a tool; the outcome is also kept as [`Self::last_call`].
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> anyhow::Result<&CallOutcome> {
+        let outcome = self.session().await?.call_tool(name, arguments).await?;
+        Ok(self.last_call.insert(outcome))
+    }
+
+    /// Calls a tool in a session of its own whose every HTTP request carries
+    /// `headers` (the agent's own `Authorization`, `Cookie`, ...). HTTP only.
+    pub async fn call_tool_with_headers(
+        &mut self,
+        name: &str,
+        arguments: Value,
+        headers: &[(String, String)],
+    ) -> anyhow::Result<&CallOutcome> {
+        let url = self.mcp_url().await?;
+        let client = McpClient::over_http(&url, &self.era, headers).await?;
+        let outcome = client.call_tool(name, arguments).await;
+        client.close().await;
+        Ok(self.last_call.insert(outcome?))
+    }
+
+    /// The outcome of the latest tool call.
+    pub fn last_call(&self) -> anyhow::Result<&CallOutcome> {
+        self.last_call
+            .as_ref()
+            .context("no tool has been called in this scenario")
+    }
+
+    /// The scenario's hand-driven HTTP client of the gateway's MCP endpoint
+    /// (one per scenario, so it keeps its session and last answer). HTTP only.
+    pub async fn raw_http(&mut self) -> anyhow::Result<&mut RawHttp> {
+        if self.raw.is_none() {
+            self.raw = Some(RawHttp::new(self.mcp_url().await?));
+        }
+        self.raw.as_mut().context("no HTTP client")
+    }
+
+    /// The gateway's MCP endpoint, launching it if needed. HTTP only.
+    pub async fn mcp_url(&mut self) -> anyhow::Result<String> {
+        self.launched().await?;
+        let running = self.running.as_ref().context("no gateway")?;
+        running.gateway.mcp_url().with_context(|| {
+            format!(
+                "this needs the http transport, the scenario speaks {}",
+                self.transport
+            )
+        })
+    }
+
+    /// Launches the gateway expecting it to refuse the document: it must exit
+    /// on its own, with a failure status, within the start-up time.
+    pub async fn start_refused(&mut self) -> anyhow::Result<StartFailure> {
+        let failure = match self.spawn().await? {
+            Err(failure) if failure.status.is_some() => failure,
+            Err(failure) => {
+                bail!("the gateway should have refused its document; instead {failure}")
+            }
+            Ok(mut gateway) => match self.exits_at_start(&mut gateway).await {
+                Some(failure) => failure,
+                None => {
+                    self.running = Some(Running {
+                        client: None,
+                        gateway,
+                    });
+                    bail!(
+                        "the gateway is running ({}) although it should have refused its document",
+                        match self.transport {
+                            Transport::Http => "its port accepts connections",
+                            Transport::Stdio => "still alive after 10 s",
+                        }
+                    )
+                }
+            },
+        };
+        if failure.status.is_some_and(|s| s.success()) {
+            bail!(
+                "the gateway exited with success although it refused its document:\n{}",
+                failure.stderr
+            );
+        }
+        Ok(failure)
+    }
+
+    /// An HTTP gateway that accepts connections has started; a stdio one gets
+    /// the start-up time to exit.
+    async fn exits_at_start(&self, gateway: &mut Gateway) -> Option<StartFailure> {
+        match self.transport {
+            Transport::Http => None,
+            Transport::Stdio => gateway.exit_within(START_TIMEOUT).await,
+        }
+    }
+
+    async fn session(&mut self) -> anyhow::Result<&McpClient> {
+        self.launched().await?;
+        let running = self.running.as_mut().context("no gateway")?;
+        if running.client.is_none() {
+            let client = match (running.gateway.mcp_url(), running.gateway.take_stdio()) {
+                (Some(url), _) => McpClient::over_http(&url, &self.era, &[]).await,
+                (None, Some(pipes)) => McpClient::over_stdio(pipes, &self.era).await,
+                (None, None) => Err(anyhow!("the gateway's stdio session was already used")),
+            };
+            let client = match client {
+                Ok(client) => client,
+                Err(error) => {
+                    // A gateway that died mid-handshake explains itself on stderr.
+                    let stderr = running.gateway.stderr();
+                    return Err(error.context(format!(
+                        "connecting to the gateway over {} failed\n--- gateway stderr ---\n{}",
+                        self.transport,
+                        stderr.trim_end()
+                    )));
+                }
+            };
+            running.client = Some(client);
+        }
+        running.client.as_ref().context("no session")
+    }
+
+    async fn launched(&mut self) -> anyhow::Result<()> {
+        if self.running.is_none() {
+            let gateway = self.spawn().await?.map_err(anyhow::Error::new)?;
+            self.running = Some(Running {
+                client: None,
+                gateway,
+            });
+        }
+        Ok(())
+    }
+
+    /// Writes the document and starts the gateway; the outer error is the
+    /// harness's, the inner one the gateway's.
+    async fn spawn(&mut self) -> anyhow::Result<Result<Gateway, StartFailure>> {
+        let document = self
+            .document
+            .as_deref()
+            .context("the scenario gave no OpenAPI document")?
+            .replace(BASE_URL_PLACEHOLDER, &self.upstream.base_url());
+        let target = self
+            .target
+            .as_deref()
+            .context("the world was not configured")?;
+        let template = target.template(self.transport).with_context(|| {
+            format!(
+                "the gateway under test offers no {} transport",
+                self.transport
+            )
+        })?;
+        let dir = ScenarioDir::create()?;
+        let extension = if document.trim_start().starts_with('{') {
+            "json"
+        } else {
+            "yaml"
+        };
+        let openapi = dir.path.join(format!("openapi.{extension}"));
+        std::fs::write(&openapi, document).context("cannot write the document")?;
+        let base_url = self.upstream.base_url();
+        let launch = Launch {
+            openapi: &openapi,
+            base_url: &base_url,
+            credential: &self.credential,
+        };
+        let started = Gateway::start(template, self.transport, launch).await;
+        self.dir = Some(dir);
+        Ok(started)
+    }
+}
+
+/// A fresh directory for one scenario's files, removed with it.
+struct ScenarioDir {
+    path: PathBuf,
+}
+
+impl ScenarioDir {
+    fn create() -> anyhow::Result<Self> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "hosted-mcp-conformance-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        Ok(Self { path })
+    }
+}
+
+impl Drop for ScenarioDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
