@@ -129,3 +129,6 @@ pub enum CredentialPlacement {
     /// A query parameter of this name carries the credential.
     Query(String),
 }
+
+#[cfg(test)]
+mod tests;

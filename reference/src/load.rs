@@ -364,3 +364,6 @@ fn version_text(value: &Value) -> String {
 fn string_field(object: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
     object.get(key).and_then(Value::as_str).map(str::to_string)
 }
+
+#[cfg(test)]
+mod tests;

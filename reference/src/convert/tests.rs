@@ -1,0 +1,559 @@
+//! Whole documents to tools: arguments, schemas, plans, order and credentials.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::load::load_str;
+
+fn catalogue(text: &str) -> Catalogue {
+    let document = load_str(text, "test.yaml").expect("the document loads");
+    convert(&document).expect("the document converts")
+}
+
+fn only_tool(text: &str) -> Tool {
+    let mut tools = catalogue(text).tools;
+    assert_eq!(tools.len(), 1, "expected exactly one tool");
+    tools.remove(0)
+}
+
+fn schema(tool: &Tool) -> Value {
+    Value::Object(tool.input_schema.clone())
+}
+
+fn property_names(tool: &Tool) -> Vec<String> {
+    tool.input_schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| properties.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_full_tool() {
+    let tool = only_tool(
+        "openapi: 3.0.0
+paths:
+  /pets/{petId}:
+    get:
+      operationId: showPet
+      summary: Info for a pet
+      description: Everything we know.
+      parameters:
+        - {name: petId, in: path, description: The pet, schema: {type: string}}
+        - {name: verbose, in: query, required: true, schema: {type: boolean}}
+",
+    );
+    assert_eq!(tool.name, "showPet");
+    assert_eq!(tool.title.as_deref(), Some("Info for a pet"));
+    assert_eq!(
+        tool.description.as_deref(),
+        Some("Info for a pet\n\nEverything we know.")
+    );
+    assert_eq!(
+        tool.hints,
+        Hints {
+            read_only: true,
+            destructive: false,
+            idempotent: true
+        }
+    );
+    assert_eq!(
+        schema(&tool),
+        json!({
+            "type": "object",
+            "properties": {
+                "petId": {"type": "string", "description": "The pet"},
+                "verbose": {"type": "boolean"}
+            },
+            "required": ["petId", "verbose"],
+            "additionalProperties": false
+        })
+    );
+    assert_eq!(tool.plan.method, "GET");
+    assert_eq!(tool.plan.path, "/pets/{petId}");
+    assert_eq!(
+        tool.plan.parameters,
+        [
+            ParameterPlan {
+                argument: "petId".into(),
+                name: "petId".into(),
+                location: Location::Path,
+                style: None,
+                explode: false,
+                required: true
+            },
+            ParameterPlan {
+                argument: "verbose".into(),
+                name: "verbose".into(),
+                location: Location::Query,
+                style: None,
+                explode: true,
+                required: true
+            },
+        ]
+    );
+    assert_eq!(tool.plan.body, None);
+}
+
+#[test]
+fn clashing_names_all_take_their_location() {
+    let tool = only_tool(
+        "openapi: 3.0.0
+paths:
+  /items/{id}:
+    get:
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: integer}}
+        - {name: id, in: query, schema: {type: string}}
+        - {name: id, in: header, schema: {type: string}}
+        - {name: other, in: query, schema: {type: string}}
+",
+    );
+    assert_eq!(
+        property_names(&tool),
+        ["path_id", "query_id", "header_id", "other"]
+    );
+    let wire: Vec<_> = tool
+        .plan
+        .parameters
+        .iter()
+        .map(|p| (p.argument.as_str(), p.name.as_str(), p.location))
+        .collect();
+    assert_eq!(
+        wire,
+        [
+            ("path_id", "id", Location::Path),
+            ("query_id", "id", Location::Query),
+            ("header_id", "id", Location::Header),
+            ("other", "other", Location::Query),
+        ]
+    );
+    assert_eq!(tool.input_schema.get("required"), Some(&json!(["path_id"])));
+}
+
+#[test]
+fn a_body_parameter_gives_way_to_the_request_body() {
+    let tool = only_tool(
+        "openapi: 3.0.0
+paths:
+  /notes:
+    post:
+      parameters:
+        - {name: body, in: query, schema: {type: string}}
+      requestBody:
+        required: true
+        description: The note
+        content:
+          text/plain: {schema: {type: string}}
+          application/vnd.note+json: {schema: {type: object}}
+",
+    );
+    assert_eq!(property_names(&tool), ["query_body", "body"]);
+    assert_eq!(
+        tool.input_schema
+            .get("properties")
+            .and_then(|p| p.get("body")),
+        Some(&json!({"type": "object", "description": "The note"}))
+    );
+    assert_eq!(tool.input_schema.get("required"), Some(&json!(["body"])));
+    assert_eq!(tool.plan.parameters[0].name, "body");
+    assert_eq!(
+        tool.plan.body,
+        Some(BodyPlan {
+            content_type: "application/vnd.note+json".into(),
+            required: true
+        })
+    );
+}
+
+#[test]
+fn without_a_request_body_a_body_parameter_keeps_its_name() {
+    let tool = only_tool(
+        "openapi: 3.0.0
+paths:
+  /notes:
+    get:
+      parameters:
+        - {name: body, in: query, schema: {type: string}}
+",
+    );
+    assert_eq!(property_names(&tool), ["body"]);
+    assert_eq!(tool.plan.body, None);
+}
+
+#[test]
+fn the_body_is_optional_unless_required_and_not_json_falls_back_to_the_first_type() {
+    let tool = only_tool(
+        "openapi: 3.0.0
+paths:
+  /upload:
+    put:
+      requestBody:
+        content:
+          application/octet-stream: {}
+          text/plain: {schema: {type: string}}
+",
+    );
+    assert_eq!(tool.input_schema.get("required"), Some(&json!([])));
+    assert_eq!(
+        tool.input_schema.get("properties"),
+        Some(&json!({"body": {}}))
+    );
+    assert_eq!(
+        tool.plan.body,
+        Some(BodyPlan {
+            content_type: "application/octet-stream".into(),
+            required: false
+        })
+    );
+}
+
+#[test]
+fn cookies_and_denied_headers_are_not_arguments() {
+    let tool = only_tool(
+        "openapi: 3.0.0
+paths:
+  /a:
+    get:
+      parameters:
+        - {name: session, in: cookie, required: true, schema: {type: string}}
+        - {name: authorization, in: header, required: true, schema: {type: string}}
+        - {name: X-AGENTIFY-Operation, in: header, schema: {type: string}}
+        - {name: Mcp-Session-Id, in: header, schema: {type: string}}
+        - {name: Payment-Proof, in: header, schema: {type: string}}
+        - {name: Content-Type, in: header, schema: {type: string}}
+        - {name: Idempotency-Key, in: header, schema: {type: string}}
+        - {name: id, in: header, schema: {type: string}}
+        - {name: id, in: cookie, schema: {type: string}}
+",
+    );
+    // The cookie `id` is not an argument, so the header `id` clashes with nothing.
+    assert_eq!(property_names(&tool), ["Idempotency-Key", "id"]);
+    assert_eq!(tool.plan.parameters.len(), 2);
+    assert_eq!(tool.input_schema.get("required"), Some(&json!([])));
+}
+
+#[test]
+fn path_level_parameters_reach_the_tool_and_are_overridden() {
+    let tool = only_tool(
+        "openapi: 3.0.0
+paths:
+  /orgs/{org}/repos:
+    parameters:
+      - {name: org, in: path, schema: {type: string}}
+      - {name: page, in: query, schema: {type: integer}}
+    get:
+      parameters:
+        - {name: page, in: query, required: true, schema: {type: integer, minimum: 1}}
+",
+    );
+    assert_eq!(
+        schema(&tool)["properties"],
+        json!({"org": {"type": "string"}, "page": {"type": "integer", "minimum": 1}})
+    );
+    // `org` is a path parameter: required even though the document does not say so.
+    assert_eq!(
+        tool.input_schema.get("required"),
+        Some(&json!(["org", "page"]))
+    );
+}
+
+#[test]
+fn referenced_schemas_travel_in_defs_and_recursion_works() {
+    let tool = only_tool(
+        "openapi: 3.1.0
+components:
+  schemas:
+    Node:
+      type: object
+      properties:
+        children: {type: array, items: {$ref: '#/components/schemas/Node'}}
+        label: {$ref: '#/components/schemas/Label'}
+    Label: {type: string, maxLength: 10}
+    Unused: {type: integer}
+paths:
+  /trees:
+    post:
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Node'}
+",
+    );
+    assert_eq!(
+        schema(&tool),
+        json!({
+            "type": "object",
+            "properties": {"body": {"$ref": "#/$defs/Node"}},
+            "required": ["body"],
+            "additionalProperties": false,
+            "$defs": {
+                "Node": {
+                    "type": "object",
+                    "properties": {
+                        "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                        "label": {"$ref": "#/$defs/Label"}
+                    }
+                },
+                "Label": {"type": "string", "maxLength": 10}
+            }
+        })
+    );
+}
+
+#[test]
+fn defs_keys_are_safe_and_distinct() {
+    let tool = only_tool(
+        "openapi: 3.1.0
+components:
+  schemas:
+    'a b': {type: string}
+    a_b: {type: integer}
+paths:
+  /x:
+    get:
+      parameters:
+        - {name: p, in: query, schema: {$ref: '#/components/schemas/a%20b'}}
+        - {name: q, in: query, schema: {$ref: '#/components/schemas/a_b'}}
+        - {name: r, in: query, schema: {$ref: '#/paths/~1x/get/parameters/0/schema'}}
+",
+    );
+    assert_eq!(
+        schema(&tool)["properties"],
+        json!({
+            "p": {"$ref": "#/$defs/a_b"},
+            "q": {"$ref": "#/$defs/a_b_2"},
+            "r": {"$ref": "#/$defs/paths._x.get.parameters.0.schema"}
+        })
+    );
+    assert_eq!(
+        schema(&tool)["$defs"],
+        json!({
+            "a_b": {"type": "string"},
+            "a_b_2": {"type": "integer"},
+            "paths._x.get.parameters.0.schema": {"$ref": "#/$defs/a_b"}
+        })
+    );
+}
+
+#[test]
+fn openapi_30_forms_are_translated() {
+    let tool = only_tool(
+        "openapi: 3.0.3
+paths:
+  /a:
+    get:
+      parameters:
+        - name: n
+          in: query
+          schema:
+            type: integer
+            nullable: true
+            minimum: 0
+            exclusiveMinimum: true
+            maximum: 10
+            exclusiveMaximum: false
+            example: 5
+            x-internal: yes
+        - name: colour
+          in: query
+          schema: {type: string, enum: [red, green], nullable: true, xml: {name: c}}
+        - name: plain
+          in: query
+          schema: {nullable: false, type: string, externalDocs: {url: 'https://x'}}
+",
+    );
+    assert_eq!(
+        schema(&tool)["properties"],
+        json!({
+            "n": {
+                "type": ["integer", "null"],
+                "exclusiveMinimum": 0,
+                "maximum": 10,
+                "examples": [5]
+            },
+            "colour": {"type": ["string", "null"], "enum": ["red", "green", null]},
+            "plain": {"type": "string"}
+        })
+    );
+}
+
+#[test]
+fn openapi_31_schemas_keep_their_own_meaning() {
+    let tool = only_tool(
+        "openapi: 3.1.0
+paths:
+  /a:
+    get:
+      parameters:
+        - name: n
+          in: query
+          schema: {type: [integer, 'null'], exclusiveMinimum: 0, nullable: true, $id: 'urn:x'}
+",
+    );
+    // `nullable` means nothing in 3.1 and is kept as an unknown keyword; `$id` would
+    // move the base of the rewritten references, so it goes.
+    assert_eq!(
+        schema(&tool)["properties"]["n"],
+        json!({"type": ["integer", "null"], "exclusiveMinimum": 0, "nullable": true})
+    );
+}
+
+#[test]
+fn external_schema_refs_leave_the_schema_unconstrained() {
+    let tool = only_tool(
+        "openapi: 3.1.0
+paths:
+  /a:
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                remote: {$ref: 'https://example.com/pet.json'}
+                sibling: {$ref: 'Pet.yaml', description: kept}
+",
+    );
+    assert_eq!(
+        schema(&tool)["properties"]["body"],
+        json!({"type": "object", "properties": {"remote": {}, "sibling": {"description": "kept"}}})
+    );
+}
+
+#[test]
+fn a_schema_ref_to_a_missing_pointer_is_an_error_naming_where() {
+    let document = load_str(
+        "openapi: 3.0.0
+paths:
+  /a:
+    get:
+      parameters:
+        - {name: p, in: query, schema: {$ref: '#/components/schemas/Nope'}}
+",
+        "test.yaml",
+    )
+    .expect("loads: schemas are only followed when converted");
+    let error = convert(&document).err().map(|e| e.to_string());
+    assert_eq!(
+        error.as_deref(),
+        Some("test.yaml: paths./a.get.parameters[0].schema: $ref `#/components/schemas/Nope` points to nothing in this document")
+    );
+}
+
+#[test]
+fn a_ref_that_only_leads_to_itself_constrains_nothing() {
+    let tool = only_tool(
+        "openapi: 3.1.0
+components:
+  schemas:
+    A: {$ref: '#/components/schemas/B'}
+    B: {$ref: '#/components/schemas/A'}
+paths:
+  /a:
+    get:
+      parameters:
+        - {name: p, in: query, schema: {$ref: '#/components/schemas/A'}}
+",
+    );
+    // B is only reached through A, which is cut off before it.
+    assert_eq!(schema(&tool)["$defs"], json!({"A": {}}));
+}
+
+#[test]
+fn deprecated_operations_are_left_out_and_order_is_kept() {
+    let names: Vec<String> = catalogue(
+        "openapi: 3.0.0
+paths:
+  /b:
+    delete: {operationId: removeB}
+    get: {operationId: old, deprecated: true}
+    post: {operationId: addB, deprecated: false}
+  /a:
+    get: {}
+",
+    )
+    .tools
+    .into_iter()
+    .map(|tool| tool.name)
+    .collect();
+    assert_eq!(names, ["addB", "removeB", "get__a"]);
+}
+
+#[test]
+fn swagger_documents_convert_end_to_end() {
+    let tool = only_tool(
+        "swagger: '2.0'
+definitions:
+  Pet: {type: object, properties: {name: {type: string}}}
+paths:
+  /pets:
+    post:
+      operationId: addPet
+      parameters:
+        - {name: pet, in: body, required: true, schema: {$ref: '#/definitions/Pet'}}
+",
+    );
+    assert_eq!(
+        schema(&tool),
+        json!({
+            "type": "object",
+            "properties": {"body": {"$ref": "#/$defs/Pet"}},
+            "required": ["body"],
+            "additionalProperties": false,
+            "$defs": {"Pet": {"type": "object", "properties": {"name": {"type": "string"}}}}
+        })
+    );
+    assert_eq!(
+        tool.plan.body,
+        Some(BodyPlan {
+            content_type: "application/json".into(),
+            required: true
+        })
+    );
+}
+
+fn credential(security: &str) -> Option<CredentialPlacement> {
+    catalogue(&format!("openapi: 3.0.0\npaths: {{}}\n{security}")).default_credential
+}
+
+#[test]
+fn the_default_credential_follows_the_first_usable_requirement() {
+    let schemes = "components:
+  securitySchemes:
+    cookie: {type: apiKey, in: cookie, name: sid}
+    basic: {type: http, scheme: Basic}
+    key: {type: apiKey, in: header, name: X-Key}
+    query: {type: apiKey, in: query, name: api_key}
+    oauth: {type: oauth2, flows: {}}
+    oidc: {type: openIdConnect, openIdConnectUrl: 'https://x'}
+    digest: {type: http, scheme: digest}
+";
+    let with = |security: &str| credential(&format!("security: {security}\n{schemes}"));
+    assert_eq!(
+        with("[{cookie: []}, {key: []}]"),
+        Some(CredentialPlacement::Header("X-Key".into()))
+    );
+    assert_eq!(
+        with("[{query: []}]"),
+        Some(CredentialPlacement::Query("api_key".into()))
+    );
+    assert_eq!(
+        with("[{digest: [], oauth: []}]"),
+        Some(CredentialPlacement::Bearer)
+    );
+    assert_eq!(with("[{oidc: []}]"), Some(CredentialPlacement::Bearer));
+    assert_eq!(with("[{}]"), Some(CredentialPlacement::Basic));
+    assert_eq!(with("[{undeclared: []}]"), Some(CredentialPlacement::Basic));
+    assert_eq!(
+        credential("components: {securitySchemes: {b: {type: http, scheme: bearer}}}"),
+        Some(CredentialPlacement::Bearer)
+    );
+    assert_eq!(
+        credential("components: {securitySchemes: {c: {type: apiKey, in: cookie, name: s}}}"),
+        None
+    );
+    assert_eq!(credential(""), None);
+}
