@@ -93,9 +93,15 @@ fn every_corpus_document_converts_into_valid_tools() {
         }
         match catalogue {
             Ok(catalogue) => {
+                let schema_bytes: usize = catalogue
+                    .tools
+                    .iter()
+                    .map(|tool| Value::Object(tool.input_schema.clone()).to_string().len())
+                    .sum();
                 eprintln!(
-                    "{:>4} tools  {:>7.0?}  {}",
+                    "{:>4} tools  {:>9} schema bytes  {:>7.0?}  {}",
                     catalogue.tools.len(),
+                    schema_bytes,
                     took,
                     expected.file
                 );
