@@ -100,6 +100,24 @@ fn bad_yaml_names_line_and_column() {
 }
 
 #[test]
+fn a_mis_indented_key_is_reported_on_its_line() {
+    let message =
+        error_text("openapi: 3.0.3\ninfo:\n  title: Broken\n  version: \"1\"\n paths: {}\n");
+    assert!(message.starts_with("test.yaml:5:"), "{message}");
+}
+
+#[test]
+fn a_json_syntax_error_is_reported_on_its_line() {
+    let message = error_text(
+        "{\"openapi\": \"3.0.3\",\n \"paths\": {\n   \"/pets\": {\"get\": {\"operationId\": \"x\",, \"responses\": {}}}}}\n",
+    );
+    assert_eq!(
+        message,
+        "test.yaml:3:41: not valid JSON: key must be a string"
+    );
+}
+
+#[test]
 fn a_missing_file_is_a_read_error_naming_it() {
     let error = load_path(Path::new("/nonexistent/openapi.yaml"));
     assert!(matches!(
