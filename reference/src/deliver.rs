@@ -1,1 +1,191 @@
-//! TODO
+//! Sending the one request: once, unredirected, under one deadline, reading at
+//! most a bounded part of the answer.
+//!
+//! Rules: TC-SEND-001 … TC-SEND-006, TC-ANS-009 (see `docs/rules.md`).
+
+use std::error::Error as _;
+use std::io::ErrorKind;
+use std::time::Duration;
+
+use reqwest::header::HeaderMap;
+use reqwest::{redirect, Response, StatusCode};
+
+use crate::errors::AgentMessage;
+use crate::request::OutboundRequest;
+
+/// The whole exchange, connecting to the last byte read, ends by then
+/// (TC-SEND-004, TC-SEND-005).
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(15);
+
+/// The answer as far as it was read.
+#[derive(Debug, Clone)]
+pub struct Delivered {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    /// The body's first bytes, no more than the budget `send` was given.
+    pub body: Vec<u8>,
+    /// Whether `body` is the whole body; false when reading stopped at the budget.
+    pub complete: bool,
+}
+
+/// Why no answer came back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeliveryFailure {
+    /// The deadline passed before the exchange ended.
+    Timeout,
+    /// The host refused the connection.
+    Refused,
+    /// The connection was reset or closed before the answer was complete.
+    Reset,
+    /// Anything else, with its causes as text.
+    Other(String),
+}
+
+impl DeliveryFailure {
+    /// The catalogue message for this failure of the request to `target`.
+    pub fn into_message(self, target: String, deadline: Duration) -> AgentMessage {
+        match self {
+            DeliveryFailure::Timeout => AgentMessage::UpstreamTimeout { target, deadline },
+            DeliveryFailure::Refused => AgentMessage::UpstreamUnreachable { target },
+            DeliveryFailure::Reset => AgentMessage::UpstreamReset { target },
+            DeliveryFailure::Other(cause) => AgentMessage::UpstreamFailed { target, cause },
+        }
+    }
+}
+
+/// One HTTP client for the gateway's lifetime, so connections are pooled.
+#[derive(Debug, Clone)]
+pub struct Deliverer {
+    client: reqwest::Client,
+    deadline: Duration,
+}
+
+impl Deliverer {
+    pub fn new(deadline: Duration) -> Result<Deliverer, String> {
+        let client = reqwest::Client::builder()
+            // TC-SEND-003: a redirect is the answer, not an instruction.
+            .redirect(redirect::Policy::none())
+            // TC-SEND-001, TC-SEND-002: reqwest retries some protocol failures
+            // by default; this request is sent once whatever happens.
+            .retry(reqwest::retry::never())
+            // The verified host is reached directly, never through a proxy the
+            // environment happens to name.
+            .no_proxy()
+            .build()
+            .map_err(|error| format!("the HTTP client could not be built: {error}"))?;
+        Ok(Deliverer { client, deadline })
+    }
+
+    pub fn deadline(&self) -> Duration {
+        self.deadline
+    }
+
+    /// Sends the request once and reads at most `budget` bytes of the body,
+    /// then drops the connection: memory per call stays bounded however large
+    /// or endless the answer (TC-ANS-009).
+    pub async fn send(
+        &self,
+        request: OutboundRequest,
+        budget: usize,
+    ) -> Result<Delivered, DeliveryFailure> {
+        let mut builder = self
+            .client
+            .request(request.method, request.url)
+            .headers(request.headers);
+        if let Some(body) = request.body {
+            builder = builder.body(body);
+        }
+        let exchange = async {
+            let mut response = builder.send().await.map_err(|error| classify(&error))?;
+            let status = response.status();
+            let headers = std::mem::take(response.headers_mut());
+            let (body, complete) = read_body(&mut response, budget)
+                .await
+                .map_err(|error| classify(&error))?;
+            Ok(Delivered {
+                status,
+                headers,
+                body,
+                complete,
+            })
+        };
+        tokio::time::timeout(self.deadline, exchange)
+            .await
+            .unwrap_or(Err(DeliveryFailure::Timeout))
+    }
+}
+
+/// Reads chunks until the body ends or the budget is spent.
+async fn read_body(
+    response: &mut Response,
+    budget: usize,
+) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    let expected = response
+        .content_length()
+        .and_then(|length| usize::try_from(length).ok())
+        .unwrap_or(0);
+    let mut body = Vec::with_capacity(expected.min(budget));
+    while let Some(chunk) = response.chunk().await? {
+        let room = budget - body.len();
+        if chunk.len() > room {
+            reserve_within(&mut body, room, budget);
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((body, false));
+        }
+        reserve_within(&mut body, chunk.len(), budget);
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, true))
+}
+
+/// Grows the buffer geometrically, but never past the budget, so a body at
+/// the limit does not leave a buffer twice its size.
+fn reserve_within(body: &mut Vec<u8>, additional: usize, budget: usize) {
+    let needed = body.len() + additional;
+    if needed > body.capacity() {
+        let target = needed.max(body.capacity() * 2).min(budget);
+        body.reserve_exact(target - body.len());
+    }
+}
+
+/// Sorts a failure into the kinds an agent can act on.
+fn classify(error: &reqwest::Error) -> DeliveryFailure {
+    if error.is_timeout() {
+        return DeliveryFailure::Timeout;
+    }
+    let mut cause = error.source();
+    while let Some(current) = cause {
+        if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                ErrorKind::ConnectionRefused => return DeliveryFailure::Refused,
+                ErrorKind::ConnectionReset
+                | ErrorKind::ConnectionAborted
+                | ErrorKind::BrokenPipe
+                | ErrorKind::UnexpectedEof => return DeliveryFailure::Reset,
+                _ => {}
+            }
+        }
+        if let Some(http) = current.downcast_ref::<hyper::Error>() {
+            if http.is_incomplete_message() || http.is_closed() {
+                return DeliveryFailure::Reset;
+            }
+        }
+        cause = current.source();
+    }
+    DeliveryFailure::Other(describe(error))
+}
+
+/// The error's causes, without reqwest's own summary (which repeats the URL).
+fn describe(error: &reqwest::Error) -> String {
+    let mut causes = Vec::new();
+    let mut cause = error.source();
+    while let Some(current) = cause {
+        causes.push(current.to_string());
+        cause = current.source();
+    }
+    if causes.is_empty() {
+        error.to_string()
+    } else {
+        causes.join(": ")
+    }
+}
