@@ -12,7 +12,6 @@ mod schema;
 use serde_json::{Map, Value};
 
 pub use headers::{is_denied_header, DENIED_HEADERS, DENIED_HEADER_PREFIXES};
-pub use names::MAX_NAME_LEN;
 
 use crate::load::{Document, LoadError};
 use names::ToolNames;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::load::Operation;
 
 /// MCP's limit on a tool name's length.
-pub const MAX_NAME_LEN: usize = 128;
+const MAX_NAME_LEN: usize = 128;
 
 /// Hex digits of the hash that keeps a shortened name unique.
 const HASH_DIGITS: usize = 8;
