@@ -55,7 +55,12 @@ struct ServeArgs {
     #[arg(long, value_name = "URL")]
     base_url: String,
     /// Address for Streamable HTTP. Loopback by default: expose it only on purpose.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080", conflicts_with = "stdio")]
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1:8080",
+        conflicts_with = "stdio"
+    )]
     listen: SocketAddr,
     /// Speak MCP over stdin and stdout instead of HTTP.
     #[arg(long)]
@@ -103,6 +108,11 @@ fn run(cli: Cli) -> Result<(), String> {
 
 fn catalogue(openapi: &Path) -> Result<Catalogue, String> {
     let document = load::load_path(openapi).map_err(|e| e.to_string())?;
+    // What was passed over (an external `$ref`, a parameter in an unknown place)
+    // is said on stderr, which stays free of MCP traffic even over stdio.
+    for warning in &document.warnings {
+        eprintln!("warning: {warning}");
+    }
     convert::convert(&document).map_err(|e| e.to_string())
 }
 
@@ -119,29 +129,35 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     let server = McpServer::new(Arc::new(gateway));
 
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
-    runtime.block_on(async move {
-        if args.stdio {
-            // stdout belongs to MCP; the start-up line goes to stderr.
-            eprintln!("hosted-mcp-gateway: {tool_count} tools over stdio");
-            mcp::serve_stdio(server).await
-        } else {
-            let listener = tokio::net::TcpListener::bind(args.listen)
-                .await
-                .map_err(|e| std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", args.listen)))?;
-            if let Some(address) = mcp::bound_address(&listener) {
-                eprintln!(
-                    "hosted-mcp-gateway: {tool_count} tools at http://{address}{}",
-                    mcp::ENDPOINT
-                );
+    runtime
+        .block_on(async move {
+            if args.stdio {
+                // stdout belongs to MCP; the start-up line goes to stderr.
+                eprintln!("hosted-mcp-gateway: {tool_count} tools over stdio");
+                mcp::serve_stdio(server).await
+            } else {
+                let listener = tokio::net::TcpListener::bind(args.listen)
+                    .await
+                    .map_err(|e| {
+                        std::io::Error::new(
+                            e.kind(),
+                            format!("cannot listen on {}: {e}", args.listen),
+                        )
+                    })?;
+                if let Some(address) = mcp::bound_address(&listener) {
+                    eprintln!(
+                        "hosted-mcp-gateway: {tool_count} tools at http://{address}{}",
+                        mcp::ENDPOINT
+                    );
+                }
+                let access = HttpAccess {
+                    allowed_hosts: args.allowed_hosts,
+                    allowed_origins: args.allowed_origins,
+                };
+                mcp::serve_http(server, listener, access, shutdown_signal()).await
             }
-            let access = HttpAccess {
-                allowed_hosts: args.allowed_hosts,
-                allowed_origins: args.allowed_origins,
-            };
-            mcp::serve_http(server, listener, access, shutdown_signal()).await
-        }
-    })
-    .map_err(|e| e.to_string())
+        })
+        .map_err(|e| e.to_string())
 }
 
 /// The credential from `--credential-file` or the environment, never from the
