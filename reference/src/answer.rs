@@ -125,7 +125,8 @@ fn success(delivered: &Delivered, masker: &Masker) -> ToolAnswer {
             }
         }
         MediaKind::Text => ToolAnswer {
-            // TC-ANS-001, TC-MASK-001.
+            // TC-ANS-001, TC-MASK-001. Declared text that is not UTF-8 is still
+            // shown, with U+FFFD for the bytes that do not decode.
             text: masker.mask(&String::from_utf8_lossy(body)),
             is_error: false,
         },

@@ -2,7 +2,7 @@
 //!
 //! Rules: TC-CHECK-001 … TC-CHECK-015 (see `docs/rules.md`).
 //!
-//! Compilation turns the schema into an arena of [`compile::Node`]s, with every
+//! Compilation turns the schema into an arena of nodes, with every
 //! local `$ref` already pointing at an arena index, so a call never resolves a
 //! reference and recursive schemas cost nothing extra. Checking walks the
 //! arguments and the arena together; it allocates only when it has something to

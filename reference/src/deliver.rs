@@ -150,9 +150,6 @@ fn reserve_within(body: &mut Vec<u8>, additional: usize, budget: usize) {
 
 /// Sorts a failure into the kinds an agent can act on.
 fn classify(error: &reqwest::Error) -> DeliveryFailure {
-    if error.is_timeout() {
-        return DeliveryFailure::Timeout;
-    }
     let mut cause = error.source();
     while let Some(current) = cause {
         if let Some(io) = current.downcast_ref::<std::io::Error>() {

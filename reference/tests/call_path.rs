@@ -9,6 +9,7 @@ use hosted_mcp_gateway::convert::{
     BodyPlan, CallPlan, Catalogue, CredentialPlacement, Hints, Location, ParameterPlan, Tool,
 };
 use hosted_mcp_gateway::gateway::{Gateway, ToolAnswer, UnknownTool, UpstreamConfig};
+use hosted_mcp_gateway::request::GATEWAY_ACCEPT;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -186,7 +187,7 @@ async fn a_call_sends_one_request_built_from_the_arguments_only() {
     assert_eq!(header("x-trace").as_deref(), Some("t-1"));
     assert_eq!(header("x-agentify-operation").as_deref(), Some("getPet"));
     assert!(header("user-agent").is_some_and(|agent| agent.contains("hosted-mcp")));
-    assert!(header("accept").is_some());
+    assert_eq!(header("accept").as_deref(), Some(GATEWAY_ACCEPT));
     assert!(header("cookie").is_none());
 }
 
