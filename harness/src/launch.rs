@@ -323,6 +323,16 @@ impl Gateway {
         // are killed with everything they started.
         #[cfg(unix)]
         command.process_group(0);
+        // Should the harness itself be killed, the kernel kills the gateway too.
+        #[cfg(target_os = "linux")]
+        // SAFETY: the closure runs in the child between fork and exec and only
+        // calls prctl, which is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
         let mut child = command.spawn().map_err(|e| StartFailure {
             reason: format!("cannot run `{}`: {e}", words[0]),
             status: None,

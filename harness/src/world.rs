@@ -3,6 +3,8 @@
 
 use std::{
     fmt,
+    mem::ManuallyDrop,
+    ops::Deref,
     path::PathBuf,
     sync::{
         atomic::{AtomicU64, Ordering},
@@ -62,7 +64,7 @@ impl fmt::Display for StepFailure {
 #[derive(cucumber::World)]
 #[world(init = Self::new)]
 pub struct GatewayWorld {
-    upstream: Upstream,
+    upstream: DropElsewhere<Upstream>,
     target: Option<Arc<Target>>,
     transport: Transport,
     era: Era,
@@ -98,9 +100,11 @@ impl fmt::Debug for GatewayWorld {
 impl GatewayWorld {
     async fn new() -> anyhow::Result<Self> {
         Ok(Self {
-            upstream: Upstream::start()
-                .await
-                .context("cannot start the mock upstream")?,
+            upstream: DropElsewhere::new(
+                Upstream::start()
+                    .await
+                    .context("cannot start the mock upstream")?,
+            ),
             target: None,
             transport: Transport::Http,
             era: Era::default(),
@@ -360,7 +364,9 @@ impl GatewayWorld {
         } else {
             "yaml"
         };
-        let openapi = dir.path.join(format!("openapi.{extension}"));
+        // Not "openapi.*": an error that names the file must not pass for
+        // one that names the missing `openapi` field.
+        let openapi = dir.path.join(format!("document.{extension}"));
         std::fs::write(&openapi, document).context("cannot write the document")?;
         let base_url = self.upstream.base_url();
         let launch = Launch {
@@ -396,5 +402,37 @@ impl ScenarioDir {
 impl Drop for ScenarioDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Holds a value whose `Drop` blocks: wiremock's `MockServer` waits for a
+/// lock with `block_on`, which can spin forever inside a tokio task that has
+/// used up its cooperative budget. Dropping it on a thread of its own keeps
+/// the end of one scenario from stalling the runner, which drives every
+/// scenario from one thread.
+struct DropElsewhere<T: Send + 'static>(ManuallyDrop<T>);
+
+impl<T: Send + 'static> DropElsewhere<T> {
+    fn new(value: T) -> Self {
+        Self(ManuallyDrop::new(value))
+    }
+}
+
+impl<T: Send + 'static> Deref for DropElsewhere<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: Send + 'static> Drop for DropElsewhere<T> {
+    fn drop(&mut self) {
+        // SAFETY: `drop` runs once, and nothing reads the value after this.
+        let value = unsafe { ManuallyDrop::take(&mut self.0) };
+        // Should no thread be available, the value is dropped right here.
+        let _ = std::thread::Builder::new()
+            .name("drop-upstream".into())
+            .spawn(move || drop(value));
     }
 }

@@ -22,8 +22,8 @@ async fn loads_either_way(world: &mut GatewayWorld) -> StepResult {
     Ok(())
 }
 
-#[then(expr = "the gateway refuses to start, and its error names {string}")]
-async fn refuses(world: &mut GatewayWorld, place: String) -> StepResult {
+/// The gateway's refusal, provided it reported an error rather than crashing.
+async fn refusal(world: &mut GatewayWorld) -> anyhow::Result<String> {
     let failure = world.start_refused().await?;
     if let Some(mark) = CRASH_MARKS.iter().find(|m| failure.stderr.contains(*m)) {
         fail!(
@@ -31,17 +31,40 @@ async fn refuses(world: &mut GatewayWorld, place: String) -> StepResult {
             failure.stderr
         );
     }
-    if !failure
-        .stderr
-        .to_lowercase()
-        .contains(&place.to_lowercase())
-    {
+    Ok(failure.stderr)
+}
+
+#[then(expr = "the gateway refuses to start, and its error names {string}")]
+async fn refuses_naming(world: &mut GatewayWorld, place: String) -> StepResult {
+    let stderr = refusal(world).await?;
+    if !stderr.to_lowercase().contains(&place.to_lowercase()) {
+        fail!("the gateway refused the document, but its error does not name {place:?}:\n{stderr}");
+    }
+    Ok(())
+}
+
+#[then(expr = "the gateway refuses to start, and its error names line {int}")]
+async fn refuses_naming_line(world: &mut GatewayWorld, line: usize) -> StepResult {
+    let stderr = refusal(world).await?;
+    if !names_line(&stderr, line) {
         fail!(
-            "the gateway refused the document, but its error does not name {place:?}:\n{}",
-            failure.stderr
+            "the gateway refused the document, but its error does not name line {line}:\n{stderr}"
         );
     }
     Ok(())
+}
+
+/// A line is named as `line 5`, `line: 5` or `file:5:2`.
+fn names_line(text: &str, line: usize) -> bool {
+    let text = text.to_lowercase();
+    let ends_number = |rest: &str| !rest.starts_with(|c: char| c.is_ascii_digit());
+    [format!("line {line}"), format!("line: {line}")]
+        .iter()
+        .any(|form| {
+            text.match_indices(form.as_str())
+                .any(|(i, m)| ends_number(&text[i + m.len()..]))
+        })
+        || text.contains(&format!(":{line}:"))
 }
 
 #[then("the upstream has received no request")]
@@ -56,4 +79,21 @@ async fn upstream_untouched(world: &mut GatewayWorld) -> StepResult {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_line;
+
+    #[test]
+    fn recognises_a_named_line() {
+        assert!(names_line("error: document.yaml:5:2: not valid YAML", 5));
+        assert!(names_line(
+            "YAMLException: bad indentation at line 5, column 2",
+            5
+        ));
+        assert!(names_line("Line: 5", 5));
+        assert!(!names_line("at line 55", 5));
+        assert!(!names_line("error: document.yaml:15:2", 5));
+    }
 }

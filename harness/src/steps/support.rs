@@ -7,11 +7,16 @@ use serde_json::Value;
 
 use crate::world::GatewayWorld;
 
-/// The step's doc string.
+/// The step's doc string, exactly the lines between the delimiters.
 pub fn doc_string(step: &Step) -> anyhow::Result<&str> {
-    step.docstring
+    let raw = step
+        .docstring
         .as_deref()
-        .with_context(|| format!("the step `{}` needs a doc string", step.value))
+        .with_context(|| format!("the step `{}` needs a doc string", step.value))?;
+    // The parser keeps the line breaks after the opening and before the
+    // closing delimiter; line numbers in the document must match the lines.
+    let text = raw.strip_prefix('\n').unwrap_or(raw);
+    Ok(text.strip_suffix('\n').unwrap_or(text))
 }
 
 /// The first cell of every row of the step's table.
