@@ -62,7 +62,7 @@ impl<Inner> Recorder<Inner> {
                 *outcome = Outcome::Failed(format!(
                     "{} {}: {}",
                     step.keyword.trim(),
-                    step.value,
+                    step.value.trim_end_matches(':'),
                     describe(error)
                 ));
             }

@@ -1,0 +1,251 @@
+Feature: Tools and their names
+  Every operation that is not deprecated becomes one tool. Its name is taken
+  from the first of: the x-agentify extension, the x-mcp extension, the
+  operationId, and finally the method and path. Then every character that is
+  not an ASCII letter, an ASCII digit, "_", "." or "-" is replaced by one "_".
+
+  @TC-NAME-001
+  Scenario: A string x-agentify names the tool
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            x-agentify: find_pets
+            responses: {"200": {description: ok}}
+      """
+    Then the tools are, in order:
+      | find_pets |
+
+  @TC-NAME-002
+  Scenario: An object x-agentify names the tool by its name member
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            x-agentify: {name: browse_pets, hidden: false}
+            responses: {"200": {description: ok}}
+      """
+    Then the tools are, in order:
+      | browse_pets |
+
+  @TC-NAME-003
+  Scenario: Without x-agentify, x-mcp names the tool, as a string or an object
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            x-mcp: pets_list
+            responses: {"200": {description: ok}}
+          post:
+            operationId: createPet
+            x-mcp: {name: pets_create}
+            responses: {"201": {description: created}}
+      """
+    Then the tools are, in order:
+      | pets_list   |
+      | pets_create |
+
+  @TC-NAME-004
+  Scenario: x-agentify wins over x-mcp, which wins over operationId, which wins over method and path
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Precedence, version: "1"}
+      paths:
+        /a:
+          get:
+            x-agentify: from_agentify
+            x-mcp: from_mcp
+            operationId: fromOperationId
+            responses: {"200": {description: ok}}
+        /b:
+          get:
+            x-mcp: {name: from_mcp_object}
+            operationId: fromOperationId2
+            responses: {"200": {description: ok}}
+        /c:
+          get:
+            operationId: fromOperationId3
+            responses: {"200": {description: ok}}
+        /d:
+          get:
+            responses: {"200": {description: ok}}
+      """
+    Then the tools are, in order:
+      | from_agentify    |
+      | from_mcp_object  |
+      | fromOperationId3 |
+      | get__d           |
+
+  @TC-NAME-005
+  Scenario: The operationId is the name when there is no extension
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+          post:
+            operationId: pets.create-v2
+            responses: {"201": {description: created}}
+      """
+    Then the tools are, in order:
+      | listPets       |
+      | pets.create-v2 |
+
+  @TC-NAME-006
+  Scenario: Without any name, the method and path make one
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{petId}:
+          get:
+            parameters: [{name: petId, in: path, required: true, schema: {type: string}}]
+            responses: {"200": {description: ok}}
+        /stores/{storeId}/orders:
+          post:
+            parameters: [{name: storeId, in: path, required: true, schema: {type: string}}]
+            responses: {"201": {description: created}}
+        /v1.2/health-check:
+          head:
+            responses: {"200": {description: ok}}
+      """
+    Then the tools are, in order:
+      | get__pets__petId_             |
+      | post__stores__storeId__orders |
+      | head__v1.2_health-check       |
+
+  @TC-NAME-007
+  Scenario Outline: Each character outside the allowed set becomes one underscore: <case>
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Names, version: "1"}
+      paths:
+        /things:
+          get:
+            operationId: "<operationId>"
+            responses: {"200": {description: ok}}
+      """
+    Then the tools are, in order:
+      | <name> |
+
+    Examples:
+      | case                         | operationId        | name               |
+      | a two-byte letter            | café               | caf_               |
+      | a four-byte emoji            | pets🐶list         | pets_list          |
+      | several multi-byte in a row  | 日本語             | ___                |
+      | spaces and punctuation       | list pets, please! | list_pets__please_ |
+      | slashes, colons, braces      | a/b:c{d}           | a_b_c_d_           |
+      | allowed punctuation stays    | v1.pets_list-all   | v1.pets_list-all   |
+
+  @TC-NAME-007
+  Scenario: The character rule applies to extension names too
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Names, version: "1"}
+      paths:
+        /a:
+          get:
+            x-agentify: "find café"
+            responses: {"200": {description: ok}}
+        /b:
+          get:
+            x-mcp: {name: "mcp/tool"}
+            responses: {"200": {description: ok}}
+      """
+    Then the tools are, in order:
+      | find_caf_ |
+      | mcp_tool  |
+
+  @TC-NAME-008 @recommended
+  Scenario: Equal names: the first keeps it, later ones get _2, _3 in list order
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Twins, version: "1"}
+      paths:
+        /pets:
+          get: {operationId: list, responses: {"200": {description: ok}}}
+        /owners:
+          get: {operationId: list, responses: {"200": {description: ok}}}
+        /vets:
+          get: {operationId: list, responses: {"200": {description: ok}}}
+        /shops:
+          get: {operationId: "list!", responses: {"200": {description: ok}}}
+          post: {operationId: "list?", responses: {"200": {description: ok}}}
+      """
+    Then the tools are, in order:
+      | list    |
+      | list_2  |
+      | list_3  |
+      | list_   |
+      | list__2 |
+
+  @TC-NAME-009 @recommended
+  Scenario: A name over 128 characters is shortened, stays unique, and comes out the same every time
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Long, version: "1"}
+      paths:
+        /a:
+          get:
+            operationId: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_one
+            responses: {"200": {description: ok}}
+        /b:
+          get:
+            operationId: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_two
+            responses: {"200": {description: ok}}
+        /c:
+          get:
+            operationId: short
+            responses: {"200": {description: ok}}
+      """
+    Then every tool name is at most 128 characters long
+    And the 3 tool names are all different
+    And the tool "short" has "/name" equal to "short"
+    And the tool names are the same after a restart
+
+  @TC-NAME-010
+  Scenario: Deprecated operations are not tools
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            deprecated: false
+            responses: {"200": {description: ok}}
+          post:
+            operationId: createPetOld
+            deprecated: true
+            responses: {"201": {description: created}}
+        /legacy:
+          get:
+            operationId: legacyList
+            deprecated: true
+            responses: {"200": {description: ok}}
+      """
+    Then the tools are, in order:
+      | listPets |
