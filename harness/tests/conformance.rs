@@ -1,0 +1,90 @@
+//! The suite against this workspace's reference gateway, as CI runs it: the
+//! reference must pass every required rule, over HTTP and over stdio.
+//!
+//! `cargo test` builds `hosted-mcp-gateway` into the same target directory
+//! first, so the harness finds it beside its own executable.
+
+use std::{path::PathBuf, process::Command};
+
+use serde_json::Value;
+
+/// A directory of its own for one test's reports.
+fn report_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "hosted-mcp-conformance-test-{name}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("create the report directory");
+    dir
+}
+
+/// Runs the harness with `args` and checks the run and both reports.
+fn run_suite(name: &str, args: &[&str]) {
+    let dir = report_dir(name);
+    let (junit, json) = (dir.join("junit.xml"), dir.join("rules.json"));
+    let output = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
+        .args(args)
+        .arg("--junit")
+        .arg(&junit)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("run the harness");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    // The verdict: the per-rule table without its passing rows, and what follows.
+    let verdict: Vec<&str> = stdout
+        .lines()
+        .skip_while(|line| !line.starts_with("rule "))
+        .filter(|line| !line.contains(" passed   "))
+        .collect();
+    assert!(
+        output.status.success(),
+        "the suite failed ({}):\n{}\n{}",
+        output.status,
+        verdict.join("\n"),
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let last = stdout.lines().last().unwrap_or_default();
+    let counts: Vec<&str> = last.split(' ').collect();
+    assert!(
+        matches!(counts.as_slice(), [_, "passed,", _, "failed"]),
+        "last line is not `N passed, N failed`: {last:?}"
+    );
+
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("read the JSON report"))
+            .expect("the JSON report parses");
+    assert!(
+        report["passed"].as_u64().unwrap_or(0) >= 1,
+        "no scenario passed: {report}"
+    );
+    let failed_required: Vec<&Value> = report["rules"]
+        .as_array()
+        .expect("rules list")
+        .iter()
+        .filter(|rule| rule["level"] == "required" && rule["status"] != "passed")
+        .map(|rule| &rule["id"])
+        .collect();
+    assert!(
+        failed_required.is_empty(),
+        "required rules failed: {failed_required:?}"
+    );
+
+    let xml = std::fs::read_to_string(&junit).expect("read the JUnit report");
+    assert!(
+        xml.contains("<testsuites") && xml.contains("<testcase "),
+        "{xml}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn reference_passes_over_http() {
+    run_suite("http", &["--transport", "http"]);
+}
+
+#[test]
+fn reference_passes_over_stdio() {
+    run_suite("stdio", &["--transport", "stdio"]);
+}
