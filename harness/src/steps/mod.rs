@@ -4,12 +4,18 @@
 //! Steps register themselves with cucumber when their module is compiled,
 //! so a new section only needs its `pub mod` line here.
 
+pub mod answer;
 pub mod arguments;
+pub mod call_support;
+pub mod checking;
+pub mod delivery;
 pub mod descriptions;
 pub mod document;
 pub mod hints;
 pub mod loading;
+pub mod masking;
 pub mod names;
 pub mod protocol;
+pub mod request;
 pub mod schemas;
 pub mod support;

@@ -1,0 +1,280 @@
+Feature: Masking the credential
+  The credential the gateway stores never reaches the agent. Wherever the API
+  echoes it (a body, an error body, a Location, a value split across reads)
+  and wherever the gateway's own messages would show it (a URL with the
+  credential in its query), the agent reads `[credential]` instead.
+
+  The harness stores a distinctive credential for each gateway; `{{credential}}`
+  in a stub stands for it, `{{credential_json}}` and `{{credential_percent}}`
+  for its JSON-escaped and percent-encoded forms.
+
+  @TC-MASK-001
+  Scenario: The credential echoed in a JSON body reads [credential]
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: header, name: X-Api-Key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 200 and the "application/json" body:
+      """
+      {"user": "ada", "token": "{{credential}}", "hint": "yours is {{credential}}"}
+      """
+    When the client calls "whoami" with {}
+    Then the call succeeds with a text containing:
+      """
+      {
+        "user": "ada",
+        "token": "[credential]",
+        "hint": "yours is [credential]"
+      }
+      """
+    And the result does not show the credential
+
+  @TC-MASK-001
+  Scenario: The credential echoed in a text body reads [credential], every time
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          token: {type: http, scheme: bearer}
+      security: [{token: []}]
+      paths:
+        /debug:
+          get:
+            operationId: debug
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/debug" with status 200 and the "text/plain" body:
+      """
+      Authorization: Bearer {{credential}}
+      again:{{credential}}{{credential}}
+      """
+    When the client calls "debug" with {}
+    Then the call succeeds with a text containing:
+      """
+      Authorization: Bearer [credential]
+      again:[credential][credential]
+      """
+    And the result does not show the credential
+
+  @TC-MASK-002
+  Scenario Outline: The credential echoed in a <status> error body reads [credential]
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: query, name: api_key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status <status> and the "text/plain" body "key {{credential}} is not valid"
+    When the client calls "whoami" with {}
+    Then the call fails with a text containing "key [credential] is not valid"
+    And the result does not show the credential
+
+    Examples:
+      | status |
+      | 401    |
+      | 403    |
+      | 500    |
+
+  @TC-MASK-003
+  Scenario: The credential in a redirect's Location reads [credential]
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: query, name: api_key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 302 and the "Location" header "{{base_url}}/login?api_key={{credential}}&next=%2Fwhoami"
+    When the client calls "whoami" with {}
+    Then the call fails with a text containing "{{base_url}}/login?api_key=[credential]&next=%2Fwhoami"
+    And the result does not show the credential
+
+  @TC-MASK-004
+  Scenario Outline: The credential split across two chunks is still masked (<content type>)
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: header, name: X-Api-Key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers "/whoami" with status <status> and a "<content type>" body that splits the credential across two chunks
+    When the client calls "whoami" with {}
+    Then the result contains "before [credential] after"
+    And the result does not show the credential
+
+    Examples:
+      | status | content type |
+      | 200    | text/plain   |
+      | 500    | text/plain   |
+
+  @TC-MASK-005 @recommended
+  Scenario: No piece of the credential is left at the 1 MB cut
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: header, name: X-Api-Key}
+      security: [{key: []}]
+      paths:
+        /dump:
+          get:
+            operationId: dump
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/dump" with status 200 and a "text/plain" body that puts the credential across the 1 MB cut
+    When the client calls "dump" with {}
+    Then the result notes that the body was cut
+    And the result shows no piece of the credential 6 characters long
+
+  @TC-MASK-006 @recommended
+  Scenario Outline: The credential's <form> form is masked too
+    Given the stored credential is 'sk/live+Q7"z=9k'
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: header, name: X-Api-Key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "echo: <echo>"
+    When the client calls "whoami" with {}
+    Then the call succeeds with a text containing "echo: [credential]"
+    And the result does not contain "<echo>"
+
+    Examples:
+      | form           | echo                   |
+      | percent-encoded | {{credential_percent}} |
+      | JSON-escaped    | {{credential_json}}    |
+
+  @TC-MASK-006 @recommended
+  Scenario: The credential escaped inside a JSON body is masked
+    Given the stored credential is 'sk/live+Q7"z=9k'
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: header, name: X-Api-Key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 200 and the "application/json" body:
+      """
+      {"token": "{{credential_json}}"}
+      """
+    When the client calls "whoami" with {}
+    Then the call succeeds with a text containing "[credential]"
+    And the result does not show the credential
+    And the result does not contain "{{credential_json}}"
+
+  @TC-MASK-007
+  Scenario: A timeout message naming the URL does not show a query credential
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: query, name: api_key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream never answers on "/whoami"
+    When the client calls "whoami" with {}
+    Then the call fails saying it timed out
+    And the result does not show the credential
+
+  @TC-MASK-007
+  Scenario: A reset message naming the URL does not show a query credential
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: query, name: api_key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream resets the connection on "/whoami"
+    When the client calls "whoami" with {}
+    Then the call fails saying the connection was reset
+    And the result does not show the credential
+
+  @TC-MASK-007
+  Scenario: A refused-connection message does not show a query credential
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: query, name: api_key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the gateway is running, and nothing listens at the upstream's address any more
+    When the client calls "whoami" with {}
+    Then the call fails saying the connection was refused
+    And the result does not show the credential

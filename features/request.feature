@@ -1,0 +1,562 @@
+Feature: The request
+  A call becomes exactly one request to the configured base URL, built only
+  from the tool, the arguments and the stored credential. Path arguments are
+  encoded as single segments, query and header arguments go where the
+  document puts them, the gateway adds its own identifying headers, and the
+  credential goes on last so that no argument can replace it. Nothing of the
+  agent's own MCP request is passed on.
+
+  Paths are compared exactly as they were on the wire, except that the hex
+  digits of a `%XX` escape may be in either case. Query values are compared
+  after decoding, as a form would decode them.
+
+  @TC-REQ-001
+  Scenario: One call sends one request to the base URL followed by the operation's path
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{petId}:
+          get:
+            operationId: getPet
+            parameters:
+              - {name: petId, in: path, required: true, schema: {type: integer}}
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/pets/42" with status 200 and the "application/json" body:
+      """
+      {"id": 42}
+      """
+    When the client calls "getPet" with {"petId": 42}
+    Then the upstream received exactly one request: GET "/pets/42"
+    And the request has no query
+
+  @TC-REQ-001
+  Scenario: A base URL with a path keeps it in front of the operation's path
+    Given the API lives under the base path "/api/v1"
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{petId}/toys:
+          post:
+            operationId: addToy
+            parameters:
+              - {name: petId, in: path, required: true, schema: {type: string}}
+            responses: {"201": {description: created}}
+      """
+    When the client calls "addToy" with {"petId": "rex"}
+    Then the upstream received exactly one request: POST "/api/v1/pets/rex/toys"
+
+  @TC-REQ-002
+  Scenario Outline: A path argument is one encoded segment: <case>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Files, version: "1"}
+      paths:
+        /files/{name}:
+          get:
+            operationId: getFile
+            parameters:
+              - {name: name, in: path, required: true, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "getFile" with {"name": "<value>"}
+    Then the request's raw path is "/files/<on the wire>"
+
+    Examples:
+      | case                        | value       | on the wire                              |
+      | a slash                     | a/b         | a%2Fb                                    |
+      | a lone slash                | /           | %2F                                      |
+      | a climb hidden in a value   | a/../b      | a%2F..%2Fb                               |
+      | a dot and a slash           | ./x         | .%2Fx                                    |
+      | three dots are a name       | ...         | ...                                      |
+      | a space                     | a b         | a%20b                                    |
+      | a percent sign              | 50%         | 50%25                                    |
+      | an encoded slash            | %2F         | %252F                                    |
+      | encoded dots                | %2e%2e      | %252e%252e                               |
+      | query and fragment marks    | ?x=1#f      | %3Fx%3D1%23f                             |
+      | sub-delimiters              | !$&'()*+,;= | %21%24%26%27%28%29%2A%2B%2C%3B%3D        |
+      | colon and at sign           | a:b@c       | a%3Ab%40c                                |
+      | brackets and braces         | [x]{y}      | %5Bx%5D%7By%7D                           |
+      | unreserved characters stay  | a-b.c_d~e9  | a-b.c_d~e9                               |
+      | a two-byte character        | é           | %C3%A9                                   |
+      | three-byte characters       | 日本        | %E6%97%A5%E6%9C%AC                       |
+      | a four-byte character       | 🐶          | %F0%9F%90%B6                             |
+
+  @TC-REQ-002
+  Scenario: Several path arguments are each encoded in their own segment
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Files, version: "1"}
+      paths:
+        /users/{user}/files/{name}:
+          get:
+            operationId: getUserFile
+            parameters:
+              - {name: user, in: path, required: true, schema: {type: string}}
+              - {name: name, in: path, required: true, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "getUserFile" with {"user": "ada lovelace", "name": "notes/2024?.txt"}
+    Then the request's raw path is "/users/ada%20lovelace/files/notes%2F2024%3F.txt"
+    And the request has no query
+
+  @TC-REQ-003
+  Scenario Outline: A path argument of "<value>" is refused and nothing is sent
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Files, version: "1"}
+      paths:
+        /files/{name}/meta:
+          get:
+            operationId: getMeta
+            parameters:
+              - {name: name, in: path, required: true, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "getMeta" with {"name": "<value>"}
+    Then the call returns a tool error with a text
+    And nothing reached the upstream
+
+    Examples:
+      | value |
+      | .     |
+      | ..    |
+
+  @TC-REQ-004
+  Scenario Outline: A path that would climb out of the base URL's path is refused: <path>
+    Given the API lives under the base path "/api/v1"
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Escape, version: "1"}
+      paths:
+        <path>:
+          get:
+            operationId: climb
+            parameters:
+              - {name: id, in: path, required: true, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "climb" with {"id": "7"}
+    Then the call returns a tool error with a text
+    And nothing reached the upstream
+
+    Examples:
+      | path                        |
+      | /../admin/{id}              |
+      | /../../{id}                 |
+      | /reports/../../admin/{id}   |
+      | /%2e%2e/admin/{id}          |
+      | /%2E%2E/%2e%2e/{id}         |
+      | /.%2e/admin/{id}            |
+
+  @TC-REQ-005
+  Scenario: Query arguments are form style, arrays exploded
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Search, version: "1"}
+      paths:
+        /search:
+          get:
+            operationId: search
+            parameters:
+              - {name: q, in: query, schema: {type: string}}
+              - {name: tags, in: query, schema: {type: array, items: {type: string}}}
+              - {name: limit, in: query, schema: {type: integer}}
+              - {name: exact, in: query, schema: {type: boolean}}
+              - {name: page, in: query, schema: {type: integer}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "search" with {"q": "cats & dogs=1+1 é", "tags": ["black cat", "a&b", "z"], "limit": 10, "exact": true}
+    Then the upstream received exactly one request: GET "/search"
+    And the request's query is:
+      | q     | cats & dogs=1+1 é |
+      | tags  | black cat         |
+      | tags  | a&b               |
+      | tags  | z                 |
+      | limit | 10                |
+      | exact | true              |
+
+  @TC-REQ-006
+  Scenario: Header arguments are simple style
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Headers, version: "1"}
+      paths:
+        /report:
+          get:
+            operationId: report
+            parameters:
+              - {name: X-Trace, in: header, schema: {type: string}}
+              - {name: X-Tags, in: header, schema: {type: array, items: {type: string}}}
+              - {name: X-Count, in: header, schema: {type: integer}}
+              - {name: X-Dry-Run, in: header, schema: {type: boolean}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "report" with {"X-Trace": "abc-123", "X-Tags": ["red", "blue"], "X-Count": 5, "X-Dry-Run": false}
+    Then the request's header "X-Trace" is "abc-123"
+    And the request's header "X-Tags" is "red,blue"
+    And the request's header "X-Count" is "5"
+    And the request's header "X-Dry-Run" is "false"
+
+  @TC-REQ-007
+  Scenario Outline: A header value with <character> is refused and nothing is sent
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Headers, version: "1"}
+      paths:
+        /report:
+          get:
+            operationId: report
+            parameters:
+              - {name: X-Trace, in: header, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "report" with {"X-Trace": "<value>"}
+    Then the call returns a tool error with a text
+    And nothing reached the upstream
+
+    Examples:
+      | character | value                                |
+      | CR LF     | abc\\u000d\\u000aX-Injected: MARKER |
+      | a lone LF | abc\\u000aX-Injected: MARKER        |
+      | a lone CR | abc\\u000dX-Injected: MARKER        |
+      | NUL       | abc\\u0000MARKER                    |
+
+  @TC-REQ-008
+  Scenario Outline: No argument can set the header <header>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Headers, version: "1"}
+      paths:
+        /report:
+          get:
+            operationId: report
+            parameters:
+              - {name: "<header>", in: header, schema: {type: string}}
+              - {name: X-Trace, in: header, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "report" with {"<header>": "MARKER-7f3a", "X-Trace": "ok"}
+    Then no byte that reached the upstream contains "MARKER-7f3a"
+
+    Examples:
+      | header                |
+      | Authorization         |
+      | authorization         |
+      | AUTHORIZATION         |
+      | Proxy-Authorization   |
+      | Cookie                |
+      | cookie                |
+      | Set-Cookie            |
+      | Host                  |
+      | Content-Length        |
+      | Content-Type          |
+      | Accept                |
+      | Accept-Encoding       |
+      | Connection            |
+      | Transfer-Encoding     |
+      | X-Api-Key             |
+      | x-API-key             |
+      | Api-Key               |
+      | X-Forwarded-For       |
+      | Forwarded             |
+      | X-Request-Id          |
+      | Traceparent           |
+      | Tracestate            |
+      | User-Agent            |
+      | X-Real-Ip             |
+      | X-Payment             |
+      | X-Agentify-Operation  |
+      | X-Agentify-Anything   |
+      | x-agentify-tenant     |
+      | Mcp-Session-Id        |
+      | MCP-Protocol-Version  |
+      | mcp-whatever          |
+      | Payment-Signature     |
+      | PAYMENT-Receipt       |
+
+  @TC-REQ-009 @http
+  Scenario: The agent's own Authorization, Cookie and other headers stay with the gateway
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: header, name: X-Api-Key}
+      security: [{key: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {} sending the HTTP headers:
+      | Authorization   | Bearer AGENT-TOKEN-5d1e   |
+      | Cookie          | session=AGENT-COOKIE-5d1e |
+      | X-Forwarded-For | 203.0.113.9               |
+      | X-Agent-Note    | AGENT-NOTE-5d1e           |
+    Then the upstream received exactly one request: GET "/pets"
+    And the request has no "Authorization" header
+    And the request has no "Cookie" header
+    And the request has no "X-Forwarded-For" header
+    And the request has no "X-Agent-Note" header
+    And no byte that reached the upstream contains "AGENT-"
+    And the request's header "X-Api-Key" is "{{credential}}"
+
+  @TC-REQ-009 @http
+  Scenario: The agent's Authorization neither replaces nor joins a bearer credential
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          token: {type: http, scheme: bearer}
+      security: [{token: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {} sending the HTTP headers:
+      | Authorization | Bearer AGENT-TOKEN-5d1e |
+    Then the request's header "Authorization" is "Bearer {{credential}}"
+    And no byte that reached the upstream contains "AGENT-"
+
+  @TC-REQ-010
+  Scenario Outline: The gateway identifies itself and the operation: <naming>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{petId}:
+          get:
+            <naming>
+            parameters:
+              - {name: petId, in: path, required: true, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "<tool>" with {"petId": "7"}
+    Then the request has a non-empty "Accept" header
+    And the request's header "User-Agent" contains "hosted-mcp"
+    And the request's header "X-Agentify-Operation" is "<tool>"
+
+    Examples:
+      | naming                             | tool              |
+      | operationId: getPet                | getPet            |
+      | x-agentify: fetch_pet              | fetch_pet         |
+      | x-mcp: {name: pet.read}            | pet.read          |
+      | summary: named by method and path  | get__pets__petId_ |
+
+  @TC-REQ-011
+  Scenario Outline: The body is the body argument as JSON, with <why>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          post:
+            operationId: addPet
+            requestBody:
+              required: true
+              content:
+                <first>: {schema: {type: object}}
+                <second>: {schema: {type: object}}
+            responses: {"201": {description: created}}
+      """
+    When the client calls "addPet" with:
+      """
+      {"body": {"name": "Rex", "age": 3, "weight": 4.5, "tags": ["a", "é"], "owner": null, "vet": {"ok": true}}}
+      """
+    Then the request's media type is "<sent as>"
+    And the request's body is the JSON:
+      """
+      {"name": "Rex", "age": 3, "weight": 4.5, "tags": ["a", "é"], "owner": null, "vet": {"ok": true}}
+      """
+
+    Examples:
+      | why                          | first                             | second                      | sent as                     |
+      | the JSON type listed         | application/json                  | application/xml             | application/json            |
+      | a JSON type listed second    | application/xml                   | application/merge-patch+json | application/merge-patch+json |
+      | a vendor JSON type           | application/x-www-form-urlencoded | application/vnd.api+json    | application/vnd.api+json    |
+      | no JSON type: the first one  | text/plain                        | application/xml             | text/plain                  |
+
+  @TC-REQ-012
+  Scenario: A credential in a named header is that header's only value
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          partner: {type: apiKey, in: header, name: X-Partner-Key}
+      security: [{partner: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {}
+    Then the request's header "X-Partner-Key" is "{{credential}}"
+    And the request has no "Authorization" header
+    And the request has no query
+
+  @TC-REQ-013
+  Scenario: A bearer credential is sent as Authorization: Bearer
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          token: {type: http, scheme: bearer, bearerFormat: JWT}
+      security: [{token: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {}
+    Then the request's header "Authorization" is "Bearer {{credential}}"
+    And the request has no query
+
+  @TC-REQ-014
+  Scenario: A basic credential is sent as Authorization: Basic with base64
+    Given the stored credential is "ada:s3cret-Q9x2"
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          login: {type: http, scheme: basic}
+      security: [{login: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {}
+    Then the request's header "Authorization" is "Basic YWRhOnMzY3JldC1ROXgy"
+    And the request has no query
+
+  @TC-REQ-015
+  Scenario: A credential in a query parameter appears once, beside the query arguments
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: query, name: api_key}
+      security: [{key: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            parameters:
+              - {name: limit, in: query, schema: {type: integer}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {"limit": 5}
+    Then the request's query is:
+      | limit   | 5              |
+      | api_key | {{credential}} |
+    And the request has no "Authorization" header
+
+  @TC-REQ-016
+  Scenario Outline: An argument named like the credential's header does not replace or join it: <parameter>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          partner: {type: apiKey, in: header, name: X-Partner-Key}
+      security: [{partner: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            parameters:
+              - {name: <parameter>, in: header, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {"<parameter>": "MARKER-7f3a"}
+    Then the request's header "X-Partner-Key" is "{{credential}}"
+    And no byte that reached the upstream contains "MARKER-7f3a"
+
+    Examples:
+      | parameter     |
+      | X-Partner-Key |
+      | x-partner-key |
+
+  @TC-REQ-016
+  Scenario: An argument named like the credential's query parameter does not replace or join it
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: query, name: api_key}
+      security: [{key: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            parameters:
+              - {name: api_key, in: query, schema: {type: string}}
+              - {name: limit, in: query, schema: {type: integer}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {"api_key": "MARKER-7f3a", "limit": 2}
+    Then the request's query is:
+      | limit   | 2              |
+      | api_key | {{credential}} |
+    And no byte that reached the upstream contains "MARKER-7f3a"
+
+  @TC-REQ-017
+  Scenario Outline: Without configuration, the document's security scheme places the credential: <scheme>
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          chosen: <scheme>
+      security: [{chosen: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {}
+    Then the request's <place> is "<value>"
+
+    Examples:
+      | scheme                                         | place                   | value                         |
+      | {type: apiKey, in: header, name: X-Shop-Token} | header "X-Shop-Token"   | {{credential}}                |
+      | {type: http, scheme: bearer}                   | header "Authorization"  | Bearer {{credential}}         |
+      | {type: http, scheme: basic}                    | header "Authorization"  | Basic {{credential_base64}}   |
+      | {type: apiKey, in: query, name: token}         | query parameter "token" | {{credential}}                |

@@ -1,0 +1,301 @@
+//! Helpers for the steps of the call rules (checking, request, delivery,
+//! answer, masking): placeholders written in feature files, the requests the
+//! mock upstream received, and the text of the latest tool result.
+
+use anyhow::{bail, Context as _};
+use mock_upstream::RecordedRequest;
+
+use crate::{client::CallOutcome, world::GatewayWorld};
+
+/// Replaces the placeholders a feature file may write in a stub or an
+/// expected value:
+///
+/// - `{{base_url}}`: the mock upstream's base URL;
+/// - `{{credential}}`: the stored credential, as is;
+/// - `{{credential_base64}}`: the credential in base64 (as Basic auth sends it);
+/// - `{{credential_json}}`: the credential escaped for a JSON string;
+/// - `{{credential_percent}}`: the credential percent-encoded.
+pub fn expand(world: &GatewayWorld, text: &str) -> String {
+    let credential = world.credential();
+    let json = serde_json::to_string(credential).unwrap_or_default();
+    text.replace("{{base_url}}", &world.upstream().base_url())
+        .replace("{{credential_base64}}", &base64(credential.as_bytes()))
+        .replace("{{credential_json}}", json.trim_matches('"'))
+        .replace("{{credential_percent}}", &percent_encode(credential))
+        .replace("{{credential}}", credential)
+}
+
+/// Standard base64 with padding (RFC 4648), as Basic authentication uses it.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for group in bytes.chunks(3) {
+        let n = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= group.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Every byte but ASCII letters and digits as `%XX`.
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' => char::from(b).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// A text too long to spell out, written `"x" repeated 1048568 times
+/// followed by "END"` in a step (`{repeated}` in a step's expression). The
+/// end may hold placeholders; see [`Repeated::text`].
+#[derive(Debug, Clone, PartialEq, Eq, cucumber::Parameter)]
+#[param(
+    name = "repeated",
+    regex = r#""[^"]*" repeated \d+ times followed by "[^"]*""#
+)]
+pub struct Repeated {
+    unit: String,
+    count: usize,
+    end: String,
+}
+
+impl std::str::FromStr for Repeated {
+    type Err = anyhow::Error;
+
+    fn from_str(text: &str) -> anyhow::Result<Self> {
+        let parse = || {
+            let rest = text.strip_prefix('"')?;
+            let (unit, rest) = rest.split_once("\" repeated ")?;
+            let (count, rest) = rest.split_once(" times followed by \"")?;
+            let end = rest.strip_suffix('"')?;
+            Some(Repeated {
+                unit: unit.to_owned(),
+                count: count.parse().ok()?,
+                end: end.to_owned(),
+            })
+        };
+        parse()
+            .with_context(|| format!("not `\"unit\" repeated N times followed by \"end\"`: {text}"))
+    }
+}
+
+impl Repeated {
+    /// The unit `count` times, then the end with its placeholders replaced.
+    pub fn text(&self, world: &GatewayWorld) -> String {
+        let mut text = self.unit.repeat(self.count);
+        text.push_str(&expand(world, &self.end));
+        text
+    }
+}
+
+/// Every request the upstream received, failing if there is not exactly one.
+pub fn only_request(world: &GatewayWorld) -> anyhow::Result<RecordedRequest> {
+    let mut requests = world.upstream().requests();
+    if requests.len() != 1 {
+        bail!(
+            "expected exactly one request upstream, there were {}:\n{}",
+            requests.len(),
+            describe_all(&requests)
+        );
+    }
+    Ok(requests.remove(0))
+}
+
+/// Fails unless not a single byte reached the upstream.
+pub fn nothing_reached(world: &GatewayWorld) -> anyhow::Result<()> {
+    let requests = world.upstream().requests();
+    if !requests.is_empty() {
+        bail!(
+            "expected nothing upstream, it received {} request(s):\n{}",
+            requests.len(),
+            describe_all(&requests)
+        );
+    }
+    let wire = world.upstream().wire_bytes();
+    if let Some(bytes) = wire.iter().find(|bytes| !bytes.is_empty()) {
+        bail!(
+            "expected nothing upstream, it received these bytes:\n{}",
+            String::from_utf8_lossy(&bytes[..bytes.len().min(2048)])
+        );
+    }
+    Ok(())
+}
+
+/// A request as a failure message shows it.
+pub fn describe(request: &RecordedRequest) -> String {
+    let mut text = format!("{} {}\n", request.method, request.target);
+    for (name, value) in &request.headers {
+        text.push_str(&format!("{name}: {}\n", String::from_utf8_lossy(value)));
+    }
+    let body = String::from_utf8_lossy(&request.body[..request.body.len().min(1024)]);
+    if !body.is_empty() {
+        text.push_str(&format!("\n{body}\n"));
+    }
+    text
+}
+
+fn describe_all(requests: &[RecordedRequest]) -> String {
+    requests
+        .iter()
+        .map(describe)
+        .collect::<Vec<_>>()
+        .join("---\n")
+}
+
+/// Paths compare exactly, except that the hex digits of `%XX` escapes may be
+/// in either case (`%2F` and `%2f` are the same byte).
+pub fn same_raw_path(actual: &str, expected: &str) -> bool {
+    normalise_escapes(actual) == normalise_escapes(expected)
+}
+
+fn normalise_escapes(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut chars = path.chars();
+    while let Some(c) = chars.next() {
+        out.push(c);
+        if c == '%' {
+            out.extend(chars.by_ref().take(2).map(|h| h.to_ascii_uppercase()));
+        }
+    }
+    out
+}
+
+/// The latest tool result: whether it is an error, and its text. A JSON-RPC
+/// error instead of a result fails.
+pub fn result(world: &GatewayWorld) -> anyhow::Result<(bool, &str)> {
+    match world.last_call()? {
+        CallOutcome::Result { is_error, text } => Ok((*is_error, text)),
+        other => bail!("expected a tool result, got {other}"),
+    }
+}
+
+/// The text of the latest tool result, which must be an error.
+pub fn error_text(world: &GatewayWorld) -> anyhow::Result<&str> {
+    match result(world)? {
+        (true, text) => Ok(text),
+        (false, text) => bail!(
+            "expected a tool error (isError: true), got a success:\n{}",
+            clip(text)
+        ),
+    }
+}
+
+/// The text of the latest tool result, which must be a success.
+pub fn success_text(world: &GatewayWorld) -> anyhow::Result<&str> {
+    match result(world)? {
+        (false, text) => Ok(text),
+        (true, text) => bail!(
+            "expected a successful result, got a tool error:\n{}",
+            clip(text)
+        ),
+    }
+}
+
+/// Whether `text` names the JSON Pointer `pointer` itself, not a longer one
+/// that starts with it (`/body/tag` is not found in `/body/tags`).
+pub fn names_pointer(text: &str, pointer: &str) -> bool {
+    text.match_indices(pointer).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + pointer.len()..].chars().next();
+        let part_of_pointer = |c: char| c.is_alphanumeric() || "/_-.~".contains(c);
+        !before.is_some_and(part_of_pointer) && !after.is_some_and(part_of_pointer)
+    })
+}
+
+/// Whether `text` says one of `words`, compared without regard to case.
+pub fn says_one_of(text: &str, words: &[&str]) -> bool {
+    let text = text.to_lowercase();
+    words.iter().any(|word| text.contains(&word.to_lowercase()))
+}
+
+/// A long text for failure messages: its first 300 and last 900 characters
+/// (where notes usually are), and its length.
+pub fn clip(text: &str) -> String {
+    let chars = text.chars().count();
+    if chars <= 1200 {
+        return text.to_owned();
+    }
+    let head: String = text.chars().take(300).collect();
+    let tail: String = text.chars().skip(chars - 900).collect();
+    format!("{head}\n[… {} bytes in all …]\n{tail}", text.len())
+}
+
+/// Builds arguments that hold `value` at `pointer` (`/body/a/b`), with
+/// objects on the way.
+pub fn arguments_with(
+    pointer: &str,
+    value: serde_json::Value,
+) -> anyhow::Result<serde_json::Value> {
+    let tokens = pointer
+        .strip_prefix('/')
+        .with_context(|| format!("{pointer:?} is not a JSON Pointer"))?
+        .split('/')
+        .map(|t| t.replace("~1", "/").replace("~0", "~"));
+    let tokens: Vec<String> = tokens.collect();
+    Ok(tokens.into_iter().rev().fold(value, |inner, token| {
+        serde_json::Value::Object([(token, inner)].into_iter().collect())
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn encodes_the_credential_forms() {
+        assert_eq!(base64(b"user:pass"), "dXNlcjpwYXNz");
+        assert_eq!(base64(b"ab"), "YWI=");
+        assert_eq!(base64(b"a"), "YQ==");
+        assert_eq!(percent_encode("a/b c\\"), "a%2Fb%20c%5C");
+    }
+
+    #[test]
+    fn reads_repeated_texts() {
+        let repeated: Repeated = r#""ab" repeated 3 times followed by "!""#.parse().unwrap();
+        assert_eq!(
+            (
+                repeated.unit.as_str(),
+                repeated.count,
+                repeated.end.as_str()
+            ),
+            ("ab", 3, "!")
+        );
+        assert!(r#""ab" repeated many times followed by "!""#.parse::<Repeated>().is_err());
+    }
+
+    #[test]
+    fn raw_paths_compare_escape_digits_without_case() {
+        assert!(same_raw_path("/a%2fb/%c3%a9", "/a%2Fb/%C3%A9"));
+        assert!(!same_raw_path("/a%2Fb", "/a/b"));
+        assert!(!same_raw_path("/Ab", "/ab"));
+    }
+
+    #[test]
+    fn pointers_are_found_whole() {
+        let text = "- /body/tags/2: wrong type\n- `/body/tag` is missing";
+        assert!(names_pointer(text, "/body/tags/2"));
+        assert!(names_pointer(text, "/body/tag"));
+        assert!(!names_pointer(text, "/body/tags"));
+        assert!(!names_pointer(text, "/tags/2"));
+    }
+
+    #[test]
+    fn arguments_nest_along_a_pointer() {
+        assert_eq!(
+            arguments_with("/body/a~1b/c", json!(1)).unwrap(),
+            json!({"body": {"a/b": {"c": 1}}})
+        );
+    }
+}

@@ -1,0 +1,157 @@
+//! Steps for TC-CHECK-*: arguments are checked against the input schema
+//! before anything is sent, and a failure names places, never values.
+
+use cucumber::{gherkin::Step, then, when};
+use serde_json::Value;
+
+use super::{
+    call_support::{
+        arguments_with, clip, error_text, names_pointer, nothing_reached, only_request, result,
+    },
+    support::{first_column, parse_json, show},
+};
+use crate::{
+    fail,
+    world::{GatewayWorld, StepResult},
+};
+
+#[when(regex = r#"^the client calls "([^"]*)" with (.+) placed at "([^"]*)"$"#)]
+async fn call_with_value_at(
+    world: &mut GatewayWorld,
+    name: String,
+    value: String,
+    pointer: String,
+) -> StepResult {
+    let arguments = arguments_with(&pointer, parse_json(&value)?)?;
+    world.call_tool(&name, arguments).await?;
+    Ok(())
+}
+
+#[then(expr = "the call is refused at {string}")]
+async fn refused_at(world: &mut GatewayWorld, pointer: String) -> StepResult {
+    refused_at_all(world, &[pointer])
+}
+
+#[then("the call is refused at each of:")]
+async fn refused_at_each(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    refused_at_all(world, &first_column(step)?)
+}
+
+fn refused_at_all(world: &GatewayWorld, pointers: &[String]) -> StepResult {
+    let text = error_text(world)?;
+    let missing: Vec<_> = pointers
+        .iter()
+        .filter(|p| !names_pointer(text, p))
+        .collect();
+    if !missing.is_empty() {
+        fail!("the error does not name {missing:?}:\n{}", clip(text));
+    }
+    nothing_reached(world)?;
+    Ok(())
+}
+
+#[then(regex = r#"^the request carried (.+) at "(/body(?:/[^"]*)?)"$"#)]
+async fn request_carried(world: &mut GatewayWorld, value: String, pointer: String) -> StepResult {
+    let expected = parse_json(&value)?;
+    let request = only_request(world)?;
+    let body: Value = serde_json::from_slice(&request.body).map_err(|e| {
+        anyhow::anyhow!(
+            "the request's body is not JSON ({e}): {}",
+            String::from_utf8_lossy(&request.body)
+        )
+    })?;
+    let inside = &pointer["/body".len()..];
+    match body.pointer(inside) {
+        Some(actual) if *actual == expected => Ok(()),
+        Some(actual) => fail!(
+            "the request carried {} at {pointer}, expected {}",
+            show(actual),
+            show(&expected)
+        ),
+        None => fail!("the request carried nothing at {pointer}:\n{}", show(&body)),
+    }
+}
+
+#[then(expr = "the result does not name {string}")]
+async fn does_not_name(world: &mut GatewayWorld, pointer: String) -> StepResult {
+    let (_, text) = result(world)?;
+    if names_pointer(text, &pointer) {
+        fail!(
+            "the result names {pointer}, which is not wrong:\n{}",
+            clip(text)
+        );
+    }
+    Ok(())
+}
+
+/// Each expected place must come with words saying what is wrong (the text
+/// after it up to the next place, or else the text before it on its line),
+/// and places with different problems must not all read the same.
+#[then("each place the result names comes with what is wrong")]
+async fn places_come_with_problems(world: &mut GatewayWorld) -> StepResult {
+    let text = error_text(world)?;
+    let places = pointers_in(text);
+    if places.is_empty() {
+        fail!("the error names no JSON Pointer:\n{}", clip(text));
+    }
+    let mut problems = Vec::new();
+    for (index, (start, end)) in places.iter().enumerate() {
+        let line_start = text[..*start].rfind('\n').map_or(0, |at| at + 1);
+        let line_end = text[*end..].find('\n').map_or(text.len(), |at| end + at);
+        let next = places
+            .get(index + 1)
+            .map_or(line_end, |(s, _)| (*s).min(line_end));
+        let previous = index
+            .checked_sub(1)
+            .map_or(line_start, |i| places[i].1.max(line_start));
+        let after = &text[*end..next.max(*end)];
+        let before = &text[previous.min(*start)..*start];
+        let words = if has_words(after) { after } else { before };
+        if !has_words(words) {
+            fail!(
+                "{} comes with no words saying what is wrong:\n{}",
+                &text[*start..*end],
+                clip(text)
+            );
+        }
+        problems.push(words.trim().to_lowercase());
+    }
+    problems.dedup();
+    if problems.len() < 2 {
+        fail!(
+            "every place reads the same, whatever is wrong there:\n{}",
+            clip(text)
+        );
+    }
+    Ok(())
+}
+
+/// Where each JSON Pointer (`/` followed by a token) starts and ends in `text`.
+fn pointers_in(text: &str) -> Vec<(usize, usize)> {
+    let is_token = |c: char| c.is_alphanumeric() || "/_-.~".contains(c);
+    let mut places = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let starts_here = c == '/' && !text[..at].chars().next_back().is_some_and(is_token);
+        if !starts_here {
+            continue;
+        }
+        let mut end = at + 1;
+        while let Some(&(next_at, next)) = chars.peek() {
+            if !is_token(next) {
+                break;
+            }
+            end = next_at + next.len_utf8();
+            chars.next();
+        }
+        if end > at + 1 {
+            places.push((at, end));
+        }
+    }
+    places
+}
+
+fn has_words(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphabetic())
+        .any(|word| word.chars().count() >= 3)
+}

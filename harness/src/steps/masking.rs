@@ -1,0 +1,118 @@
+//! Steps for TC-MASK-*: the stored credential never comes back to the agent;
+//! where the upstream echoes it, the agent reads `[credential]`.
+
+use std::time::Duration;
+
+use cucumber::{given, then};
+use mock_upstream::Behaviour;
+use wiremock::{
+    matchers::{method, path},
+    Mock, ResponseTemplate,
+};
+
+use super::call_support::{clip, result};
+use crate::{
+    fail,
+    world::{GatewayWorld, StepResult},
+};
+
+/// 1 MB: where a long answer is cut.
+const BODY_LIMIT: usize = 1_048_576;
+
+#[given(expr = "the stored credential is {string}")]
+async fn stored_credential(world: &mut GatewayWorld, credential: String) -> StepResult {
+    world.set_credential(&credential)?;
+    Ok(())
+}
+
+/// Sends `before <first half of the credential>`, flushes, waits, then
+/// `<second half> after`.
+#[given(
+    expr = "the upstream answers {string} with status {int} and a {string} body that splits the credential across two chunks"
+)]
+async fn splits_credential(
+    world: &mut GatewayWorld,
+    route: String,
+    status: u16,
+    content_type: String,
+) -> StepResult {
+    let (first, second) = halves(world.credential());
+    world.upstream().set_behaviour(
+        &route,
+        Behaviour::Chunked {
+            status,
+            content_type,
+            chunks: vec![
+                format!("before {first}").into_bytes(),
+                format!("{second} after").into_bytes(),
+            ],
+            pause: Duration::from_millis(300),
+        },
+    );
+    Ok(())
+}
+
+/// `x`s up to the 1 MB cut minus half the credential, then the credential,
+/// so that the cut falls in its middle.
+#[given(
+    expr = "the upstream answers {word} {string} with status {int} and a {string} body that puts the credential across the 1 MB cut"
+)]
+async fn credential_across_cut(
+    world: &mut GatewayWorld,
+    verb: String,
+    route: String,
+    status: u16,
+    content_type: String,
+) -> StepResult {
+    let credential = world.credential().to_owned();
+    let (first, _) = halves(&credential);
+    let mut body = "x".repeat(BODY_LIMIT - first.len());
+    body.push_str(&credential);
+    body.push_str(" and more after it");
+    Mock::given(method(verb.as_str()))
+        .and(path(route))
+        .respond_with(ResponseTemplate::new(status).set_body_raw(body, &content_type))
+        .mount(world.upstream().stubs())
+        .await;
+    Ok(())
+}
+
+#[then("the result does not show the credential")]
+async fn credential_not_shown(world: &mut GatewayWorld) -> StepResult {
+    let (_, text) = result(world)?;
+    let credential = world.credential();
+    if let Some(at) = text.find(credential) {
+        fail!(
+            "the result shows the credential at byte {at}:\n{}",
+            clip(&text[at.saturating_sub(200)..])
+        );
+    }
+    Ok(())
+}
+
+/// No run of `length` characters taken from the credential appears: not
+/// even a piece of it is left.
+#[then(expr = "the result shows no piece of the credential {int} characters long")]
+async fn no_piece_shown(world: &mut GatewayWorld, length: usize) -> StepResult {
+    let (_, text) = result(world)?;
+    let credential: Vec<char> = world.credential().chars().collect();
+    for piece in credential.windows(length.max(1)) {
+        let piece: String = piece.iter().collect();
+        if let Some(at) = text.find(&piece) {
+            fail!(
+                "the result shows {piece:?}, a piece of the credential, at byte {at}:\n{}",
+                clip(&text[at.saturating_sub(200)..])
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The credential cut in two at a character boundary near its middle.
+fn halves(credential: &str) -> (&str, &str) {
+    let mut middle = credential.len() / 2;
+    while !credential.is_char_boundary(middle) {
+        middle -= 1;
+    }
+    credential.split_at(middle)
+}

@@ -1,0 +1,239 @@
+//! Steps for TC-REQ-*: the one request a call sends, as the mock upstream
+//! recorded it on the wire.
+
+use anyhow::Context as _;
+use cucumber::{gherkin::Step, given, then, when};
+use serde_json::Value;
+
+use super::{
+    call_support::{describe, expand, nothing_reached, only_request, same_raw_path},
+    support::{doc_string, parse_json, show, table},
+};
+use crate::{
+    fail,
+    world::{GatewayWorld, StepResult},
+};
+
+#[given(expr = "the API lives under the base path {string}")]
+async fn base_path(world: &mut GatewayWorld, path: String) -> StepResult {
+    world.upstream().set_base_path(&path);
+    Ok(())
+}
+
+#[when(regex = r#"^the client calls "([^"]*)" with (\{.*\}) sending the HTTP headers:$"#)]
+async fn call_with_headers(
+    world: &mut GatewayWorld,
+    name: String,
+    arguments: String,
+    step: &Step,
+) -> StepResult {
+    let headers: Vec<(String, String)> = table(step)?
+        .iter()
+        .map(|row| (row[0].clone(), row.get(1).cloned().unwrap_or_default()))
+        .collect();
+    world
+        .call_tool_with_headers(&name, parse_json(&arguments)?, &headers)
+        .await?;
+    Ok(())
+}
+
+#[then("nothing reached the upstream")]
+async fn nothing_upstream(world: &mut GatewayWorld) -> StepResult {
+    nothing_reached(world)?;
+    Ok(())
+}
+
+#[then("the upstream received exactly one request")]
+async fn exactly_one(world: &mut GatewayWorld) -> StepResult {
+    only_request(world)?;
+    Ok(())
+}
+
+#[then(expr = "the upstream received exactly one request: {word} {string}")]
+async fn exactly_one_to(world: &mut GatewayWorld, method: String, path: String) -> StepResult {
+    let request = only_request(world)?;
+    if request.method != method || !same_raw_path(&request.path, &path) {
+        fail!(
+            "expected {method} {path} upstream, got {} {}",
+            request.method,
+            request.path
+        );
+    }
+    Ok(())
+}
+
+#[then(expr = "the request's raw path is {string}")]
+async fn raw_path(world: &mut GatewayWorld, path: String) -> StepResult {
+    let request = only_request(world)?;
+    if !same_raw_path(&request.path, &path) {
+        fail!(
+            "expected the raw path {path}, the upstream received {}",
+            request.path
+        );
+    }
+    Ok(())
+}
+
+/// The decoded query pairs, in order for each name; names may come in any order.
+#[then("the request's query is:")]
+async fn query_is(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    let request = only_request(world)?;
+    let mut expected: Vec<(String, String)> = table(step)?
+        .iter()
+        .map(|row| {
+            (
+                row[0].clone(),
+                expand(world, row.get(1).map_or("", String::as_str)),
+            )
+        })
+        .collect();
+    let mut actual = request.query_pairs();
+    expected.sort_by(|a, b| a.0.cmp(&b.0));
+    actual.sort_by(|a, b| a.0.cmp(&b.0));
+    if actual != expected {
+        fail!(
+            "expected the query pairs {expected:?}, got {actual:?} (raw query: {:?})",
+            request.query
+        );
+    }
+    Ok(())
+}
+
+#[then("the request has no query")]
+async fn no_query(world: &mut GatewayWorld) -> StepResult {
+    let request = only_request(world)?;
+    if let Some(query) = request.query.filter(|q| !q.is_empty()) {
+        fail!("expected no query, got ?{query}");
+    }
+    Ok(())
+}
+
+#[then(expr = "the request's header {string} is {string}")]
+async fn header_is(world: &mut GatewayWorld, name: String, value: String) -> StepResult {
+    let expected = expand(world, &value);
+    let request = only_request(world)?;
+    let values: Vec<String> = request
+        .header_all(&name)
+        .into_iter()
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .collect();
+    if values != [expected.as_str()] {
+        fail!(
+            "expected {name} to be sent once as {expected:?}, it was sent as {values:?}:\n{}",
+            describe(&request)
+        );
+    }
+    Ok(())
+}
+
+#[then(expr = "the request's header {string} contains {string}")]
+async fn header_contains(world: &mut GatewayWorld, name: String, part: String) -> StepResult {
+    let request = only_request(world)?;
+    match request.header(&name) {
+        Some(value) if String::from_utf8_lossy(value).contains(&part) => Ok(()),
+        Some(value) => fail!(
+            "expected {name} to contain {part:?}, it is {:?}",
+            String::from_utf8_lossy(value)
+        ),
+        None => fail!("the request has no {name} header:\n{}", describe(&request)),
+    }
+}
+
+#[then(expr = "the request has a non-empty {string} header")]
+async fn header_present(world: &mut GatewayWorld, name: String) -> StepResult {
+    let request = only_request(world)?;
+    match request.header(&name) {
+        Some(value) if !value.iter().all(u8::is_ascii_whitespace) => Ok(()),
+        _ => fail!(
+            "expected a non-empty {name} header:\n{}",
+            describe(&request)
+        ),
+    }
+}
+
+#[then(expr = "the request has no {string} header")]
+async fn header_absent(world: &mut GatewayWorld, name: String) -> StepResult {
+    let request = only_request(world)?;
+    if request.header(&name).is_some() {
+        fail!("expected no {name} header:\n{}", describe(&request));
+    }
+    Ok(())
+}
+
+/// The `Content-Type` without its parameters (`; charset=...`).
+#[then(expr = "the request's media type is {string}")]
+async fn media_type(world: &mut GatewayWorld, expected: String) -> StepResult {
+    let request = only_request(world)?;
+    let content_type = request
+        .header("content-type")
+        .map(|v| String::from_utf8_lossy(v).into_owned())
+        .with_context(|| format!("the request has no Content-Type:\n{}", describe(&request)))?;
+    let media_type = content_type.split(';').next().unwrap_or("").trim();
+    if !media_type.eq_ignore_ascii_case(&expected) {
+        fail!("expected the media type {expected}, the request has Content-Type {content_type:?}");
+    }
+    Ok(())
+}
+
+#[then("the request's body is the JSON:")]
+async fn body_is_json(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    let expected = parse_json(doc_string(step)?)?;
+    let request = only_request(world)?;
+    let actual: Value = serde_json::from_slice(&request.body).with_context(|| {
+        format!(
+            "the request's body is not JSON: {:?}",
+            String::from_utf8_lossy(&request.body)
+        )
+    })?;
+    if actual != expected {
+        fail!(
+            "expected the body {}, got {}",
+            show(&expected),
+            show(&actual)
+        );
+    }
+    Ok(())
+}
+
+#[then("the request has no body")]
+async fn no_body(world: &mut GatewayWorld) -> StepResult {
+    let request = only_request(world)?;
+    if !request.body.is_empty() {
+        fail!(
+            "expected no body, got {:?}",
+            String::from_utf8_lossy(&request.body)
+        );
+    }
+    Ok(())
+}
+
+#[then(expr = "no byte that reached the upstream contains {string}")]
+async fn wire_lacks(world: &mut GatewayWorld, text: String) -> StepResult {
+    let needle = expand(world, &text).to_lowercase();
+    for bytes in world.upstream().wire_bytes() {
+        let received = String::from_utf8_lossy(&bytes).to_lowercase();
+        if received.contains(&needle) {
+            fail!("{text:?} reached the upstream:\n{received}");
+        }
+    }
+    Ok(())
+}
+
+#[then(expr = "the request's query parameter {string} is {string}")]
+async fn query_parameter_is(world: &mut GatewayWorld, name: String, value: String) -> StepResult {
+    let expected = expand(world, &value);
+    let request = only_request(world)?;
+    let values: Vec<String> = request
+        .query_pairs()
+        .into_iter()
+        .filter(|(n, _)| *n == name)
+        .map(|(_, v)| v)
+        .collect();
+    if values != [expected.as_str()] {
+        fail!(
+            "expected the query parameter {name} once as {expected:?}, got {values:?} (raw query: {:?})",
+            request.query
+        );
+    }
+    Ok(())
+}
