@@ -15,7 +15,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode};
 use hosted_mcp_gateway::{convert, load};
 
 struct Doc {
@@ -58,10 +58,11 @@ fn document(c: &mut Criterion) {
     let mut group = c.benchmark_group("convert/document");
     for doc in documents() {
         if doc.text.len() > 1_000_000 {
-            // Hundreds of milliseconds an iteration: fewer, longer samples.
+            // Hundreds of milliseconds an iteration: a few flat samples.
             group
+                .sampling_mode(SamplingMode::Flat)
                 .sample_size(10)
-                .measurement_time(Duration::from_secs(6));
+                .measurement_time(Duration::from_secs(4));
         }
         group.bench_with_input(
             BenchmarkId::new("ours-load+convert", doc.label),
