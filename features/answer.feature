@@ -324,3 +324,23 @@ Feature: The answer
     Then the call succeeds with a text containing "y" repeated 1048576 times followed by ""
     And the result does not contain "y" repeated 1048577 times followed by ""
     And the result notes that the body was cut
+
+  @TC-ANS-010 @recommended
+  Scenario: An empty successful answer says so, with its status
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{id}:
+          delete:
+            operationId: deletePet
+            parameters:
+              - {name: id, in: path, required: true, schema: {type: string}}
+            responses: {"204": {description: gone}}
+      """
+    And the upstream answers DELETE "/pets/7" with status 204
+    When the client calls "deletePet" with {"id": "7"}
+    Then the call succeeds with a text containing "204"
+    And the result contains "empty"
+    And the upstream received exactly one request: DELETE "/pets/7"

@@ -560,3 +560,22 @@ Feature: The request
       | {type: http, scheme: bearer}                   | header "Authorization"  | Bearer {{credential}}         |
       | {type: http, scheme: basic}                    | header "Authorization"  | Basic {{credential_base64}}   |
       | {type: apiKey, in: query, name: token}         | query parameter "token" | {{credential}}                |
+
+  @TC-REQ-018 @recommended
+  Scenario: A header the document names in a way HTTP cannot carry is refused, and nothing is sent
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Trace, version: "1"}
+      paths:
+        /trace:
+          get:
+            operationId: trace
+            parameters:
+              - {name: "X Trace", in: header, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "trace" with {"X Trace": "abc"}
+    Then the call returns a tool error with a text
+    And the result contains "X Trace"
+    And nothing reached the upstream

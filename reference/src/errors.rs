@@ -196,7 +196,7 @@ impl ErrorCode {
             ErrorCode::PathEscapesBase => &["TC-REQ-004"],
             ErrorCode::HeaderValueRefused => &["TC-REQ-007"],
             ErrorCode::HeaderNotAllowed => &["TC-REQ-008"],
-            ErrorCode::RequestNotBuilt => &[],
+            ErrorCode::RequestNotBuilt => &["TC-REQ-018"],
             ErrorCode::UpstreamRedirect => &["TC-SEND-003", "TC-ANS-007", "TC-MASK-003"],
             ErrorCode::UpstreamStatus => &["TC-SEND-001", "TC-ANS-008", "TC-MASK-002"],
             ErrorCode::UpstreamTimeout => &["TC-SEND-004", "TC-SEND-005", "TC-MASK-007"],
@@ -205,7 +205,7 @@ impl ErrorCode {
             ErrorCode::UpstreamFailed => &["TC-MASK-007"],
             ErrorCode::BodyTruncated => &["TC-ANS-003", "TC-ANS-009", "TC-MASK-005"],
             ErrorCode::BodyNotText => &["TC-ANS-005"],
-            ErrorCode::BodyEmpty => &[],
+            ErrorCode::BodyEmpty => &["TC-ANS-010"],
         }
     }
 
@@ -668,6 +668,23 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
+
+    /// Error docs link every message to the scenarios that produce it, so
+    /// each code needs at least one rule, and every rule it names must exist.
+    #[test]
+    fn every_code_is_produced_by_a_catalogued_rule() {
+        let rules = include_str!("../../docs/rules.md");
+        for code in ErrorCode::ALL {
+            assert!(!code.rules().is_empty(), "{} has no rule", code.code());
+            for rule in code.rules() {
+                assert!(
+                    rules.contains(&format!("| {rule} |")),
+                    "{} names {rule}, which docs/rules.md does not list",
+                    code.code()
+                );
+            }
+        }
+    }
 
     #[test]
     fn codes_are_unique_and_upper_snake_case() {
