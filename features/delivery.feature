@@ -4,8 +4,8 @@ Feature: Delivery
   reading the answer) is cut off after 15 seconds, and each way of failing
   comes back as an error that says what happened.
 
-  The slow scenarios take 10 to 20 seconds each; they run alongside the
-  others.
+  The slow scenarios, tagged @slow, take 10 to 20 seconds each; they run
+  alongside the others, and `--tags 'not @slow'` leaves them out of a quick run.
 
   @TC-SEND-001
   Scenario Outline: A <status> answer is not retried: exactly one request
@@ -82,7 +82,7 @@ Feature: Delivery
       | 307    |
       | 308    |
 
-  @TC-SEND-004
+  @TC-SEND-004 @slow
   Scenario: An upstream that never answers is cut off with an error that says so
     Given the OpenAPI document:
       """
@@ -99,7 +99,7 @@ Feature: Delivery
     Then the call fails saying it timed out
     And the upstream received exactly one request
 
-  @TC-SEND-004
+  @TC-SEND-004 @slow
   Scenario: An answer that starts after 20 seconds is cut off
     Given the OpenAPI document:
       """
@@ -118,7 +118,7 @@ Feature: Delivery
     And the result does not contain "too late"
     And the upstream received exactly one request
 
-  @TC-SEND-004
+  @TC-SEND-004 @slow
   Scenario: An answer that starts after 10 seconds is still in time
     Given the OpenAPI document:
       """
@@ -135,7 +135,7 @@ Feature: Delivery
     When the client calls "listPets" with {}
     Then the call succeeds with a text containing "slow but in time"
 
-  @TC-SEND-005
+  @TC-SEND-005 @slow
   Scenario: A body that keeps trickling past 15 seconds is cut off
     Given the OpenAPI document:
       """
@@ -152,7 +152,7 @@ Feature: Delivery
     Then the call fails saying it timed out
     And the upstream received exactly one request
 
-  @TC-SEND-005
+  @TC-SEND-005 @slow
   Scenario: A body that trickles for 10 seconds and ends is still in time
     Given the OpenAPI document:
       """

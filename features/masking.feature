@@ -216,7 +216,7 @@ Feature: Masking the credential
     And the result does not show the credential
     And the result does not contain "{{credential_json}}"
 
-  @TC-MASK-007
+  @TC-MASK-007 @slow
   Scenario: A timeout message naming the URL does not show a query credential
     Given the OpenAPI document:
       """

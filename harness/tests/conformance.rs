@@ -2,8 +2,9 @@
 //! reference must pass every rule, recommended ones included (`--strict`),
 //! over HTTP and over stdio.
 //!
-//! `CONFORMANCE_TRANSPORTS=http` (or `stdio`) runs one transport only, which
-//! halves the time of each mutant in a mutation run (see docs/mutation.md).
+//! Two variables narrow a run, for mutation testing (see docs/mutation.md):
+//! `CONFORMANCE_TRANSPORTS=http` (or `stdio`) checks one transport only, and
+//! `CONFORMANCE_TAGS='not @slow'` passes a tag expression to the harness.
 //!
 //! `cargo test` builds `hosted-mcp-gateway` into the same target directory
 //! first, so the harness finds it beside its own executable.
@@ -28,6 +29,11 @@ fn run_suite(name: &str, args: &[&str]) {
     let (junit, json) = (dir.join("junit.xml"), dir.join("rules.json"));
     let output = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
         .args(args)
+        .args(
+            std::env::var("CONFORMANCE_TAGS")
+                .map(|tags| vec!["--tags".to_string(), tags])
+                .unwrap_or_default(),
+        )
         .arg("--strict")
         .arg("--junit")
         .arg(&junit)
