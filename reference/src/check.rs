@@ -12,11 +12,12 @@
 mod compile;
 mod format;
 mod json;
+mod set;
 mod violation;
 
 use serde_json::{Map, Value};
 
-use compile::{Additional, Node, NodeId};
+use compile::{Additional, Node, NodeId, Target};
 pub use format::Format;
 pub use violation::{JsonType, Problem, TypeSet, Violation};
 
@@ -32,7 +33,7 @@ const MAX_REFERENCE_HOPS: u8 = 32;
 #[derive(Debug, Clone)]
 pub struct Validator {
     nodes: Vec<Node>,
-    root: NodeId,
+    root: Target,
 }
 
 impl Validator {
@@ -51,7 +52,7 @@ impl Validator {
             nodes: &self.nodes,
             violations: Vec::new(),
         };
-        walk.visit(self.root, arguments, None, 0, 0);
+        walk.visit(self.root.node, arguments, None, 0, self.root.hops);
         if walk.violations.is_empty() {
             Ok(())
         } else {
@@ -76,25 +77,30 @@ struct Location<'p, 'v> {
 
 /// Renders a location, plus an optional last key, as an RFC 6901 pointer.
 fn pointer(location: Option<&Location<'_, '_>>, last: Option<&str>) -> String {
-    let mut segments = Vec::new();
-    let mut current = location;
-    while let Some(frame) = current {
-        segments.push(frame.segment);
-        current = frame.parent;
-    }
     let mut pointer = String::new();
-    for segment in segments.iter().rev() {
-        pointer.push('/');
-        match segment {
-            Segment::Key(key) => push_escaped(&mut pointer, key),
-            Segment::Index(index) => pointer.push_str(&index.to_string()),
-        }
-    }
+    push_location(&mut pointer, location);
     if let Some(key) = last {
         pointer.push('/');
         push_escaped(&mut pointer, key);
     }
     pointer
+}
+
+/// Appends the path from the root to `location`, outermost step first.
+fn push_location(pointer: &mut String, location: Option<&Location<'_, '_>>) {
+    let Some(frame) = location else {
+        return;
+    };
+    push_location(pointer, frame.parent);
+    pointer.push('/');
+    match frame.segment {
+        Segment::Key(key) => push_escaped(pointer, key),
+        Segment::Index(index) => {
+            use std::fmt::Write as _;
+            // Writing to a String cannot fail.
+            let _ = write!(pointer, "{index}");
+        }
+    }
 }
 
 /// RFC 6901: `~` becomes `~0` and `/` becomes `~1`.
@@ -149,18 +155,15 @@ impl Walk<'_> {
             }
         }
         if let Some(expected) = node.types {
-            let found = JsonType::of(value);
             if !expected.admits(value) {
+                let found = JsonType::of(value);
                 self.report(location, None, Problem::WrongType { expected, found });
                 // The remaining keywords describe a value of another type.
                 return;
             }
         }
         if let Some(allowed) = &node.enumeration {
-            if !allowed
-                .iter()
-                .any(|candidate| json::equal(candidate, value))
-            {
+            if !allowed.contains(value) {
                 self.report(location, None, Problem::NotInEnum);
             }
         }
@@ -179,15 +182,20 @@ impl Walk<'_> {
     }
 
     fn check_string(&mut self, node: &Node, text: &str, location: Option<&Location<'_, '_>>) {
-        // TC-CHECK-007: characters, not bytes. A string never has more
-        // characters than bytes, so the byte length often settles it uncounted.
+        // TC-CHECK-007: characters, not bytes. A character takes one to four
+        // bytes, so the byte length often settles it uncounted.
+        let bytes = text.len() as u64;
         if let Some(min) = node.min_length {
-            if (text.len() as u64) < min || (text.chars().count() as u64) < min {
+            let too_short =
+                bytes < min || (bytes.div_ceil(4) < min && (text.chars().count() as u64) < min);
+            if too_short {
                 self.report(location, None, Problem::TooShort { min });
             }
         }
         if let Some(max) = node.max_length {
-            if (text.len() as u64) > max && (text.chars().count() as u64) > max {
+            let too_long = bytes > max
+                && (bytes > max.saturating_mul(4) || (text.chars().count() as u64) > max);
+            if too_long {
                 self.report(location, None, Problem::TooLong { max });
             }
         }
@@ -272,7 +280,13 @@ impl Walk<'_> {
                 parent: location,
                 segment: Segment::Index(index),
             };
-            self.visit(item_schema, item, Some(&here), depth + 1, 0);
+            self.visit(
+                item_schema.node,
+                item,
+                Some(&here),
+                depth + 1,
+                item_schema.hops,
+            );
         }
     }
 
@@ -283,16 +297,15 @@ impl Walk<'_> {
         location: Option<&Location<'_, 'v>>,
         depth: usize,
     ) {
-        // TC-CHECK-002: a missing property is named by its own pointer.
-        for name in node.required.iter() {
-            if !members.contains_key(name.as_str()) {
-                self.report(location, Some(name), Problem::Missing);
-            }
-        }
+        let first_violation = self.violations.len();
         let children_checked = depth < MAX_CHECKED_DEPTH;
+        let mut required_seen = 0;
         for (name, member) in members {
-            let schema = match node.property(name) {
-                Some(schema) => schema,
+            let schema = match node.properties.get(name.as_str()) {
+                Some(property) => {
+                    required_seen += usize::from(property.required);
+                    property.target
+                }
                 None => match node.additional {
                     Additional::Any => continue,
                     Additional::Forbidden => {
@@ -308,8 +321,28 @@ impl Walk<'_> {
                     parent: location,
                     segment: Segment::Key(name),
                 };
-                self.visit(schema, member, Some(&here), depth + 1, 0);
+                self.visit(schema.node, member, Some(&here), depth + 1, schema.hops);
             }
+        }
+        let all_required_present = required_seen == node.required_properties
+            && node
+                .required_elsewhere
+                .iter()
+                .all(|name| members.contains_key(name.as_str()));
+        if !all_required_present {
+            // TC-CHECK-002: a missing property is named by its own pointer,
+            // and reported before what is wrong inside the members.
+            let missing: Vec<Violation> = node
+                .required
+                .iter()
+                .filter(|name| !members.contains_key(name.as_str()))
+                .map(|name| Violation {
+                    pointer: pointer(location, Some(name)),
+                    problem: Problem::Missing,
+                })
+                .collect();
+            self.violations
+                .splice(first_violation..first_violation, missing);
         }
     }
 }

@@ -5,10 +5,27 @@ use std::collections::HashMap;
 use serde_json::{Map, Number, Value};
 
 use super::format::Format;
+use super::set::{Enumeration, Names};
 use super::violation::TypeSet;
+use super::MAX_REFERENCE_HOPS;
 
 /// Index of a node in the validator's arena.
 pub(super) type NodeId = usize;
+
+/// Where a child value is checked: a node, reached as if `hops` references had
+/// already been followed. An edge to a schema that is nothing but a `$ref`
+/// leads straight to what it references (see [`forward`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Target {
+    pub node: NodeId,
+    pub hops: u8,
+}
+
+impl Target {
+    fn new(node: NodeId) -> Target {
+        Target { node, hops: 0 }
+    }
+}
 
 /// What an object's members without a `properties` entry must satisfy.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -16,7 +33,15 @@ pub(super) enum Additional {
     #[default]
     Any,
     Forbidden,
-    Schema(NodeId),
+    Schema(Target),
+}
+
+/// A `properties` entry.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Property {
+    pub target: Target,
+    /// Named in `required`.
+    pub required: bool,
 }
 
 /// One schema, reduced to the keywords that are checked (TC-CHECK-001 … 010).
@@ -26,12 +51,18 @@ pub(super) struct Node {
     pub rejects_everything: bool,
     pub reference: Option<NodeId>,
     pub types: Option<TypeSet>,
+    /// As written, so what is missing is reported in this order.
     pub required: Box<[String]>,
-    /// Sorted by name for binary search.
-    pub properties: Box<[(String, NodeId)]>,
+    /// How many `properties` entries are required. A call counts the
+    /// required entries it meets while walking the members, so when all are
+    /// there it never looks a required name up.
+    pub required_properties: usize,
+    /// Required names without a `properties` entry, looked up in the members.
+    pub required_elsewhere: Box<[String]>,
+    pub properties: Names<Property>,
     pub additional: Additional,
-    pub items: Option<NodeId>,
-    pub enumeration: Option<Box<[Value]>>,
+    pub items: Option<Target>,
+    pub enumeration: Option<Enumeration>,
     pub constant: Option<Value>,
     pub min_length: Option<u64>,
     pub max_length: Option<u64>,
@@ -45,17 +76,90 @@ pub(super) struct Node {
 }
 
 impl Node {
-    pub fn property(&self, name: &str) -> Option<NodeId> {
-        self.properties
-            .binary_search_by(|(candidate, _)| candidate.as_str().cmp(name))
-            .ok()
-            .and_then(|index| self.properties.get(index))
-            .map(|(_, id)| *id)
+    /// A schema that only references another: checking a value against it is
+    /// checking the value against the target, one reference hop further.
+    /// Every keyword field must be listed here.
+    fn only_references(&self) -> Option<NodeId> {
+        let Node {
+            rejects_everything,
+            reference,
+            types,
+            required,
+            required_properties: _,
+            required_elsewhere: _,
+            properties,
+            additional,
+            items,
+            enumeration,
+            constant,
+            min_length,
+            max_length,
+            min_items,
+            max_items,
+            minimum,
+            maximum,
+            exclusive_minimum,
+            exclusive_maximum,
+            format,
+        } = self;
+        let nothing_else = !rejects_everything
+            && types.is_none()
+            && required.is_empty()
+            && properties.is_empty()
+            && *additional == Additional::Any
+            && items.is_none()
+            && enumeration.is_none()
+            && constant.is_none()
+            && min_length.is_none()
+            && max_length.is_none()
+            && min_items.is_none()
+            && max_items.is_none()
+            && minimum.is_none()
+            && maximum.is_none()
+            && exclusive_minimum.is_none()
+            && exclusive_maximum.is_none()
+            && format.is_none();
+        reference.filter(|_| nothing_else)
     }
 }
 
-/// Compiles the schema; returns the arena and the root's index.
-pub(super) fn compile(input_schema: &Map<String, Value>) -> (Vec<Node>, NodeId) {
+/// Follows references through schemas that are nothing but a `$ref`, counting
+/// the hops exactly as the walk would, so that skipping them changes nothing:
+/// not even where a loop of references stops (`MAX_REFERENCE_HOPS`).
+fn forward(nodes: &[Node], target: Target) -> Target {
+    let mut target = target;
+    while target.hops < MAX_REFERENCE_HOPS {
+        match nodes.get(target.node).and_then(Node::only_references) {
+            Some(next) => {
+                target = Target {
+                    node: next,
+                    hops: target.hops + 1,
+                }
+            }
+            None => break,
+        }
+    }
+    target
+}
+
+/// Points every edge past the schemas that only reference another.
+fn skip_bare_references(nodes: &mut [Node], root: Target) -> Target {
+    for index in 0..nodes.len() {
+        let mut node = std::mem::take(&mut nodes[index]);
+        node.properties
+            .values_mut()
+            .for_each(|property| property.target = forward(nodes, property.target));
+        if let Additional::Schema(target) = node.additional {
+            node.additional = Additional::Schema(forward(nodes, target));
+        }
+        node.items = node.items.map(|target| forward(nodes, target));
+        nodes[index] = node;
+    }
+    forward(nodes, root)
+}
+
+/// Compiles the schema; returns the arena and where checking starts.
+pub(super) fn compile(input_schema: &Map<String, Value>) -> (Vec<Node>, Target) {
     // Reference targets are looked up by JSON Pointer from the schema's root.
     let root = Value::Object(input_schema.clone());
     let mut compiler = Compiler {
@@ -68,7 +172,9 @@ pub(super) fn compile(input_schema: &Map<String, Value>) -> (Vec<Node>, NodeId) 
     compiler.by_reference.insert("#".to_owned(), root_id);
     let node = compiler.build(&root);
     compiler.store(root_id, node);
-    (compiler.nodes, root_id)
+    let mut nodes = compiler.nodes;
+    let root = skip_bare_references(&mut nodes, Target::new(root_id));
+    (nodes, root)
 }
 
 struct Compiler<'s> {
@@ -146,7 +252,7 @@ impl<'s> Compiler<'s> {
             enumeration: keywords
                 .get("enum")
                 .and_then(Value::as_array)
-                .map(|values| values.clone().into_boxed_slice()),
+                .map(|values| Enumeration::new(values)),
             constant: keywords.get("const").cloned(),
             min_length: keywords.get("minLength").and_then(Value::as_u64),
             max_length: keywords.get("maxLength").and_then(Value::as_u64),
@@ -171,21 +277,41 @@ impl<'s> Compiler<'s> {
             node.exclusive_maximum = node.maximum.take();
         }
         if let Some(Value::Object(properties)) = keywords.get("properties") {
-            let mut compiled: Vec<(String, NodeId)> = properties
+            let compiled: Vec<(Box<str>, Property)> = properties
                 .iter()
-                .map(|(name, schema)| (name.clone(), self.compile(schema)))
+                .map(|(name, schema)| {
+                    let property = Property {
+                        target: Target::new(self.compile(schema)),
+                        required: node.required.contains(name),
+                    };
+                    (Box::from(name.as_str()), property)
+                })
                 .collect();
-            compiled.sort_by(|a, b| a.0.cmp(&b.0));
-            node.properties = compiled.into_boxed_slice();
+            node.properties = Names::new(compiled);
         }
+        node.required_properties = node
+            .properties
+            .values()
+            .filter(|property| property.required)
+            .count();
+        node.required_elsewhere = node
+            .required
+            .iter()
+            .filter(|name| !node.properties.contains_key(name.as_str()))
+            .cloned()
+            .collect();
         node.additional = match keywords.get("additionalProperties") {
             None | Some(Value::Bool(true)) => Additional::Any,
             Some(Value::Bool(false)) => Additional::Forbidden,
-            Some(schema @ Value::Object(_)) => Additional::Schema(self.compile(schema)),
+            Some(schema @ Value::Object(_)) => {
+                Additional::Schema(Target::new(self.compile(schema)))
+            }
             Some(_) => Additional::Any,
         };
         node.items = match keywords.get("items") {
-            Some(schema @ (Value::Object(_) | Value::Bool(_))) => Some(self.compile(schema)),
+            Some(schema @ (Value::Object(_) | Value::Bool(_))) => {
+                Some(Target::new(self.compile(schema)))
+            }
             _ => None,
         };
         node

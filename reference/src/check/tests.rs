@@ -372,6 +372,24 @@ fn references_that_loop_or_lead_nowhere_check_nothing() {
 }
 
 #[test]
+fn skipping_bare_references_keeps_the_hop_count() {
+    // `B` is reached at hops 2, 4, … 32 and reports at each visit: the walk
+    // must count the bare `$ref`s it skips exactly as if it visited them.
+    let validator = Validator::compile(&schema(json!({
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/A"}},
+        "$defs": {
+            "A": {"$ref": "#/$defs/B"},
+            "B": {"$ref": "#/$defs/A", "type": "string"}
+        }
+    })));
+    let found = problems(&validator, json!({"x": 1}));
+    assert_eq!(found.len(), 16);
+    assert!(found.iter().all(|(pointer, _)| pointer == "/x"));
+    assert_eq!(validator.validate(&json!({"x": "a"})), Ok(()));
+}
+
+#[test]
 fn reference_to_an_escaped_name_resolves() {
     let validator = Validator::compile(&schema(json!({
         "properties": {"x": {"$ref": "#/$defs/a~1b%20c"}},
@@ -414,6 +432,72 @@ fn every_violation_is_collected() {
         found.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>(),
         vec!["/body", "/id", "/limit", "/x"]
     );
+}
+
+#[test]
+fn missing_members_come_first_in_the_order_required_names_them() {
+    let validator = Validator::compile(&schema(json!({
+        "type": "object",
+        "properties": {
+            "outer": {
+                "type": "object",
+                "required": ["b", "extra", "a", "b"],
+                "properties": {
+                    "a": {"type": "string"},
+                    "b": {"type": "string"},
+                    "c": {"type": "string"}
+                },
+                "additionalProperties": {"type": "integer"}
+            },
+            "after": {"type": "string"}
+        }
+    })));
+    let wrong_type = |expected: &str, found| Problem::WrongType {
+        expected: TypeSet::from_keyword(&json!(expected)).expect("type"),
+        found,
+    };
+    assert_eq!(
+        problems(&validator, json!({"outer": {"c": 1, "z": "x"}, "after": 1})),
+        vec![
+            ("/outer/b".to_owned(), Problem::Missing),
+            ("/outer/extra".to_owned(), Problem::Missing),
+            ("/outer/a".to_owned(), Problem::Missing),
+            ("/outer/b".to_owned(), Problem::Missing),
+            (
+                "/outer/c".to_owned(),
+                wrong_type("string", JsonType::Integer)
+            ),
+            (
+                "/outer/z".to_owned(),
+                wrong_type("integer", JsonType::String)
+            ),
+            ("/after".to_owned(), wrong_type("string", JsonType::Integer)),
+        ]
+    );
+    assert_eq!(
+        problems(&validator, json!({"outer": {"a": "x", "b": "y"}})),
+        vec![("/outer/extra".to_owned(), Problem::Missing)]
+    );
+    assert_eq!(
+        validator.validate(&json!({"outer": {"a": "x", "b": "y", "extra": 1}})),
+        Ok(())
+    );
+}
+
+#[test]
+fn large_string_enums_are_looked_up_exactly() {
+    let mut values: Vec<Value> = (0..300).map(|n| json!(format!("value_{n}"))).collect();
+    values.push(json!(7));
+    let validator = one_property(json!({ "enum": values }));
+    assert!(validator.validate(&json!({"x": "value_0"})).is_ok());
+    assert!(validator.validate(&json!({"x": "value_299"})).is_ok());
+    assert!(validator.validate(&json!({"x": 7.0})).is_ok());
+    for rejected in [json!("value_300"), json!("value_"), json!("7"), json!(null)] {
+        assert_eq!(
+            problems(&validator, json!({ "x": rejected })),
+            vec![("/x".to_owned(), Problem::NotInEnum)]
+        );
+    }
 }
 
 #[test]

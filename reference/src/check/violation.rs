@@ -138,6 +138,7 @@ impl JsonType {
         JsonType::ALL.into_iter().find(|kind| kind.name() == name)
     }
 
+    #[inline]
     fn bit(self) -> u8 {
         1 << self as u8
     }
@@ -174,17 +175,24 @@ impl TypeSet {
         (bits != 0).then_some(TypeSet(bits))
     }
 
+    #[inline]
     pub fn contains(self, kind: JsonType) -> bool {
         self.0 & kind.bit() != 0
     }
 
     /// Whether the value is of an admitted type; an integer is a number too.
+    #[inline]
     pub fn admits(self, value: &Value) -> bool {
-        match JsonType::of(value) {
-            JsonType::Integer => {
-                self.contains(JsonType::Integer) || self.contains(JsonType::Number)
+        match value {
+            Value::Null => self.contains(JsonType::Null),
+            Value::Bool(_) => self.contains(JsonType::Boolean),
+            Value::Object(_) => self.contains(JsonType::Object),
+            Value::Array(_) => self.contains(JsonType::Array),
+            Value::String(_) => self.contains(JsonType::String),
+            Value::Number(number) => {
+                self.contains(JsonType::Number)
+                    || (self.contains(JsonType::Integer) && json::is_integer(number))
             }
-            kind => self.contains(kind),
         }
     }
 }
