@@ -225,6 +225,26 @@ Feature: Tools and their names
     And the tool "short" has "/name" equal to "short"
     And the tool names are the same after a restart
 
+  @TC-NAME-011 @recommended
+  Scenario: A shortened name keeps the start of the long one, and two long names differ on their own
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Long, version: "1"}
+      paths:
+        /a:
+          get:
+            operationId: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_one
+            responses: {"200": {description: ok}}
+        /b:
+          get:
+            operationId: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa_two
+            responses: {"200": {description: ok}}
+      """
+    Then 2 tool names start with "a" repeated 100 times
+    And no tool name ends in "_2"
+    And the 2 tool names are all different
+
   @TC-NAME-010
   Scenario: Deprecated operations are not tools
     Given the OpenAPI document:

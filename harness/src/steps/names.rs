@@ -20,6 +20,32 @@ async fn names_bounded(world: &mut GatewayWorld, limit: usize) -> StepResult {
     Ok(())
 }
 
+#[then(expr = "{int} tool names start with {string} repeated {int} times")]
+async fn names_keep_start(
+    world: &mut GatewayWorld,
+    count: usize,
+    piece: String,
+    times: usize,
+) -> StepResult {
+    let start = piece.repeat(times);
+    let names = tool_names(&world.list_tools().await?);
+    let kept = names.iter().filter(|n| n.starts_with(&start)).count();
+    if kept != count {
+        fail!("expected {count} tool names to keep the first {times} characters, got {names:?}");
+    }
+    Ok(())
+}
+
+#[then(expr = "no tool name ends in {string}")]
+async fn names_not_suffixed(world: &mut GatewayWorld, suffix: String) -> StepResult {
+    let names = tool_names(&world.list_tools().await?);
+    let suffixed: Vec<_> = names.iter().filter(|n| n.ends_with(&suffix)).collect();
+    if !suffixed.is_empty() {
+        fail!("tool names ending in {suffix:?}: {suffixed:?}");
+    }
+    Ok(())
+}
+
 #[then(expr = "the {int} tool names are all different")]
 async fn names_unique(world: &mut GatewayWorld, count: usize) -> StepResult {
     let names = tool_names(&world.list_tools().await?);
