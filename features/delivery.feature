@@ -183,3 +183,23 @@ Feature: Delivery
     And the gateway is running, and nothing listens at the upstream's address any more
     When the client calls "listPets" with {}
     Then the call fails saying the connection was refused
+
+  @TC-SEND-007 @recommended
+  Scenario: An error about delivery names the request it concerns
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{id}/toys:
+          get:
+            operationId: listToys
+            parameters:
+              - {name: id, in: path, required: true, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    And the upstream resets the connection on "/pets/42/toys"
+    When the client calls "listToys" with {"id": "42"}
+    Then the call fails saying the connection was reset
+    And the result contains "GET"
+    And the result contains "/pets/42/toys"
