@@ -222,3 +222,27 @@ Feature: Arguments
       | MCP-Protocol-Version  |
       | Payment-Signature     |
       | payment-required      |
+
+  @TC-ARG-007 @recommended
+  Scenario: A parameter's description travels with its argument
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            parameters:
+              - name: limit
+                in: query
+                description: How many pets to return at most.
+                schema: {type: integer}
+              - name: tag
+                in: query
+                description: Only pets with this tag.
+                schema: {type: string, description: A tag as the shop writes it.}
+            responses: {"200": {description: ok}}
+      """
+    Then the tool "listPets" has "/inputSchema/properties/limit/description" equal to "How many pets to return at most."
+    And the tool "listPets" has "/inputSchema/properties/tag/description" equal to "A tag as the shop writes it."

@@ -323,3 +323,146 @@ Feature: Loading the document
       | argument | required |
       | body     | yes      |
     And in the input schema of "addPet", "/properties/body/properties/name/type" is "string"
+
+  @TC-LOAD-002
+  Scenario: A wide schema loads: nesting is bounded, size is not
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Wide, version: "1"}
+      paths:
+        /forms:
+          post:
+            operationId: submitForm
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      p0: {type: object, properties: {v: {type: string}}}
+                      p1: {type: object, properties: {v: {type: string}}}
+                      p2: {type: object, properties: {v: {type: string}}}
+                      p3: {type: object, properties: {v: {type: string}}}
+                      p4: {type: object, properties: {v: {type: string}}}
+                      p5: {type: object, properties: {v: {type: string}}}
+                      p6: {type: object, properties: {v: {type: string}}}
+                      p7: {type: object, properties: {v: {type: string}}}
+                      p8: {type: object, properties: {v: {type: string}}}
+                      p9: {type: object, properties: {v: {type: string}}}
+                      p10: {type: object, properties: {v: {type: string}}}
+                      p11: {type: object, properties: {v: {type: string}}}
+                      p12: {type: object, properties: {v: {type: string}}}
+                      p13: {type: object, properties: {v: {type: string}}}
+                      p14: {type: object, properties: {v: {type: string}}}
+                      p15: {type: object, properties: {v: {type: string}}}
+                      p16: {type: object, properties: {v: {type: string}}}
+                      p17: {type: object, properties: {v: {type: string}}}
+                      p18: {type: object, properties: {v: {type: string}}}
+                      p19: {type: object, properties: {v: {type: string}}}
+                      p20: {type: object, properties: {v: {type: string}}}
+                      p21: {type: object, properties: {v: {type: string}}}
+                      p22: {type: object, properties: {v: {type: string}}}
+                      p23: {type: object, properties: {v: {type: string}}}
+                      p24: {type: object, properties: {v: {type: string}}}
+                      p25: {type: object, properties: {v: {type: string}}}
+                      p26: {type: object, properties: {v: {type: string}}}
+                      p27: {type: object, properties: {v: {type: string}}}
+                      p28: {type: object, properties: {v: {type: string}}}
+                      p29: {type: object, properties: {v: {type: string}}}
+                      p30: {type: object, properties: {v: {type: string}}}
+                      p31: {type: object, properties: {v: {type: string}}}
+                      p32: {type: object, properties: {v: {type: string}}}
+                      p33: {type: object, properties: {v: {type: string}}}
+                      p34: {type: object, properties: {v: {type: string}}}
+                      p35: {type: object, properties: {v: {type: string}}}
+                      p36: {type: object, properties: {v: {type: string}}}
+                      p37: {type: object, properties: {v: {type: string}}}
+                      p38: {type: object, properties: {v: {type: string}}}
+                      p39: {type: object, properties: {v: {type: string}}}
+                      p40: {type: object, properties: {v: {type: string}}}
+                      p41: {type: object, properties: {v: {type: string}}}
+                      p42: {type: object, properties: {v: {type: string}}}
+                      p43: {type: object, properties: {v: {type: string}}}
+                      p44: {type: object, properties: {v: {type: string}}}
+                      p45: {type: object, properties: {v: {type: string}}}
+                      p46: {type: object, properties: {v: {type: string}}}
+                      p47: {type: object, properties: {v: {type: string}}}
+                      p48: {type: object, properties: {v: {type: string}}}
+                      p49: {type: object, properties: {v: {type: string}}}
+                      p50: {type: object, properties: {v: {type: string}}}
+                      p51: {type: object, properties: {v: {type: string}}}
+                      p52: {type: object, properties: {v: {type: string}}}
+                      p53: {type: object, properties: {v: {type: string}}}
+                      p54: {type: object, properties: {v: {type: string}}}
+                      p55: {type: object, properties: {v: {type: string}}}
+                      p56: {type: object, properties: {v: {type: string}}}
+                      p57: {type: object, properties: {v: {type: string}}}
+                      p58: {type: object, properties: {v: {type: string}}}
+                      p59: {type: object, properties: {v: {type: string}}}
+                      p60: {type: object, properties: {v: {type: string}}}
+                      p61: {type: object, properties: {v: {type: string}}}
+                      p62: {type: object, properties: {v: {type: string}}}
+                      p63: {type: object, properties: {v: {type: string}}}
+                      p64: {type: object, properties: {v: {type: string}}}
+                      p65: {type: object, properties: {v: {type: string}}}
+                      p66: {type: object, properties: {v: {type: string}}}
+                      p67: {type: object, properties: {v: {type: string}}}
+                      p68: {type: object, properties: {v: {type: string}}}
+                      p69: {type: object, properties: {v: {type: string}}}
+                      p70: {type: object, properties: {v: {type: string}}}
+                      p71: {type: object, properties: {v: {type: string}}}
+                      p72: {type: object, properties: {v: {type: string}}}
+                      p73: {type: object, properties: {v: {type: string}}}
+                      p74: {type: object, properties: {v: {type: string}}}
+                      p75: {type: object, properties: {v: {type: string}}}
+                      p76: {type: object, properties: {v: {type: string}}}
+                      p77: {type: object, properties: {v: {type: string}}}
+                      p78: {type: object, properties: {v: {type: string}}}
+                      p79: {type: object, properties: {v: {type: string}}}
+                      p80: {type: object, properties: {v: {type: string}}}
+                      p81: {type: object, properties: {v: {type: string}}}
+                      p82: {type: object, properties: {v: {type: string}}}
+                      p83: {type: object, properties: {v: {type: string}}}
+                      p84: {type: object, properties: {v: {type: string}}}
+                      p85: {type: object, properties: {v: {type: string}}}
+                      p86: {type: object, properties: {v: {type: string}}}
+                      p87: {type: object, properties: {v: {type: string}}}
+                      p88: {type: object, properties: {v: {type: string}}}
+                      p89: {type: object, properties: {v: {type: string}}}
+                      p90: {type: object, properties: {v: {type: string}}}
+                      p91: {type: object, properties: {v: {type: string}}}
+                      p92: {type: object, properties: {v: {type: string}}}
+                      p93: {type: object, properties: {v: {type: string}}}
+                      p94: {type: object, properties: {v: {type: string}}}
+                      p95: {type: object, properties: {v: {type: string}}}
+                      p96: {type: object, properties: {v: {type: string}}}
+                      p97: {type: object, properties: {v: {type: string}}}
+                      p98: {type: object, properties: {v: {type: string}}}
+                      p99: {type: object, properties: {v: {type: string}}}
+                      p100: {type: object, properties: {v: {type: string}}}
+                      p101: {type: object, properties: {v: {type: string}}}
+                      p102: {type: object, properties: {v: {type: string}}}
+                      p103: {type: object, properties: {v: {type: string}}}
+                      p104: {type: object, properties: {v: {type: string}}}
+                      p105: {type: object, properties: {v: {type: string}}}
+                      p106: {type: object, properties: {v: {type: string}}}
+                      p107: {type: object, properties: {v: {type: string}}}
+                      p108: {type: object, properties: {v: {type: string}}}
+                      p109: {type: object, properties: {v: {type: string}}}
+                      p110: {type: object, properties: {v: {type: string}}}
+                      p111: {type: object, properties: {v: {type: string}}}
+                      p112: {type: object, properties: {v: {type: string}}}
+                      p113: {type: object, properties: {v: {type: string}}}
+                      p114: {type: object, properties: {v: {type: string}}}
+                      p115: {type: object, properties: {v: {type: string}}}
+                      p116: {type: object, properties: {v: {type: string}}}
+                      p117: {type: object, properties: {v: {type: string}}}
+                      p118: {type: object, properties: {v: {type: string}}}
+                      p119: {type: object, properties: {v: {type: string}}}
+            responses: {"200": {description: ok}}
+      """
+    Then the tools are, in order:
+      | submitForm |
+    And the tool "submitForm" has "/inputSchema/properties/body/properties/p119/properties/v/type" equal to "string"
