@@ -157,6 +157,25 @@ Feature: The request
       | /%2E%2E/%2e%2e/{id}         |
       | /.%2e/admin/{id}            |
 
+  @TC-REQ-004
+  Scenario: A path whose dot segments stay under the base URL's path is sent, resolved
+    Given the API lives under the base path "/api/v1"
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Reports, version: "1"}
+      paths:
+        /reports/../pets/{id}:
+          get:
+            operationId: pet
+            parameters:
+              - {name: id, in: path, required: true, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "pet" with {"id": "7"}
+    Then the upstream received exactly one request
+    And the request's raw path is "/api/v1/pets/7"
+
   @TC-REQ-005
   Scenario: Query arguments are form style, arrays exploded
     Given the OpenAPI document:

@@ -96,6 +96,123 @@ Feature: Input schemas
     And in the input schema of "createPet", "/properties/body/properties/name/type" is "string"
     And in the input schema of "createPet", "/properties/tag/nullable" is absent
 
+  @TC-SCHEMA-003
+  Scenario: nullable lets null into an enum too
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            parameters:
+              - {name: kind, in: query, schema: {type: string, enum: [cat, dog], nullable: true}}
+            responses: {"200": {description: ok}}
+      """
+    Then in the input schema of "listPets", "/properties/kind/enum" is ["cat", "dog", null]
+    And in the input schema of "listPets", the type at "/properties/kind/type" is "string" or null
+
+  @TC-SCHEMA-002
+  Scenario: References inside every kind of subschema are carried along
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Shapes, version: "1"}
+      paths:
+        /shapes:
+          post:
+            operationId: drawShape
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      either: {anyOf: [{$ref: "#/components/schemas/Circle"}, {$ref: "#/components/schemas/Square"}]}
+                      one: {oneOf: [{$ref: "#/components/schemas/Circle"}]}
+                      all: {allOf: [{$ref: "#/components/schemas/Square"}]}
+                      list: {type: array, items: {$ref: "#/components/schemas/Circle"}}
+                      byName: {type: object, additionalProperties: {$ref: "#/components/schemas/Square"}}
+                      notCircle: {not: {$ref: "#/components/schemas/Circle"}}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Circle: {type: object, properties: {radius: {type: number}}}
+          Square: {type: object, properties: {side: {type: number}}}
+      """
+    Then the input schema of "drawShape" is self-contained
+    And in the input schema of "drawShape", "/properties/body/properties/either/anyOf/1/$ref" is "#/$defs/Square"
+    And in the input schema of "drawShape", "/properties/body/properties/byName/additionalProperties/$ref" is "#/$defs/Square"
+    And in the input schema of "drawShape", "/properties/body/properties/notCircle/not/$ref" is "#/$defs/Circle"
+    And in the input schema of "drawShape", "/$defs/Circle/properties/radius/type" is "number"
+
+  @TC-SCHEMA-002
+  Scenario: Schemas whose names read alike stay apart in $defs
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Versions, version: "1"}
+      paths:
+        /pets:
+          post:
+            operationId: createPet
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      a: {$ref: "#/components/schemas/Pet_v1"}
+                      b: {$ref: "#/components/schemas/Pet v1"}
+                      c: {$ref: "#/components/schemas/Pet+v1"}
+            responses: {"201": {description: created}}
+      components:
+        schemas:
+          Pet_v1: {type: object, required: [a]}
+          Pet v1: {type: object, required: [b]}
+          Pet+v1: {type: object, required: [c]}
+      """
+    Then the input schema of "createPet" is self-contained
+    And in the input schema of "createPet", "/$defs/Pet_v1/required" is ["a"]
+    And in the input schema of "createPet", "/$defs/Pet_v1_2/required" is ["b"]
+    And in the input schema of "createPet", "/$defs/Pet_v1_3/required" is ["c"]
+
+  @TC-SCHEMA-006 @recommended
+  Scenario: The input schema speaks JSON Schema only
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          post:
+            operationId: createPet
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    x-internal-owner: pets-team
+                    discriminator: {propertyName: kind}
+                    xml: {name: pet}
+                    externalDocs: {url: "https://example.com/pets"}
+                    properties:
+                      kind: {type: string, example: cat}
+                      name: {type: string, examples: [Rex], example: Tom}
+            responses: {"201": {description: created}}
+      """
+    Then in the input schema of "createPet", "/properties/body/x-internal-owner" is absent
+    And in the input schema of "createPet", "/properties/body/discriminator" is absent
+    And in the input schema of "createPet", "/properties/body/xml" is absent
+    And in the input schema of "createPet", "/properties/body/externalDocs" is absent
+    And in the input schema of "createPet", "/properties/body/properties/kind/example" is absent
+    And in the input schema of "createPet", "/properties/body/properties/kind/examples" is ["cat"]
+    And in the input schema of "createPet", "/properties/body/properties/name/examples" is ["Rex"]
+
   @TC-SCHEMA-004
   Scenario: Boolean exclusive bounds become numeric ones
     Given the OpenAPI document:
