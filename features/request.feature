@@ -165,7 +165,7 @@ Feature: The request
       openapi: 3.1.0
       info: {title: Reports, version: "1"}
       paths:
-        /reports/../pets/{id}:
+        /reports/./../pets/{id}:
           get:
             operationId: pet
             parameters:
@@ -598,3 +598,75 @@ Feature: The request
     Then the call returns a tool error with a text
     And the result contains "X Trace"
     And nothing reached the upstream
+
+  @TC-REQ-019 @recommended
+  Scenario Outline: A query parameter with a declared style is sent the way OpenAPI writes it: <style>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Search, version: "1"}
+      paths:
+        /search:
+          get:
+            operationId: search
+            parameters:
+              - name: ids
+                in: query
+                style: <style>
+                explode: false
+                schema: {type: array, items: {type: string}}
+              - name: filter
+                in: query
+                style: deepObject
+                explode: true
+                schema: {type: object, properties: {color: {type: string}}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "search" with {"ids": ["a", "b"], "filter": {"color": "red"}}
+    Then the request's query parameter "ids" is "<sent>"
+    And the request's query parameter "filter[color]" is "red"
+
+    Examples:
+      | style          | sent |
+      | form           | a,b  |
+      | spaceDelimited | a b  |
+      | pipeDelimited  | a\|b |
+
+  @TC-REQ-020 @recommended
+  Scenario: An empty path value is refused, since it would name another resource
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{id}:
+          delete:
+            operationId: deletePet
+            parameters:
+              - {name: id, in: path, required: true, schema: {type: string}}
+            responses: {"204": {description: gone}}
+      """
+    When the client calls "deletePet" with {"id": ""}
+    Then the call returns a tool error with a text
+    And nothing reached the upstream
+
+  @TC-REQ-001
+  Scenario: Clashing path and query arguments each go to their own place
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{id}:
+          get:
+            operationId: getPet
+            parameters:
+              - {name: id, in: path, required: true, schema: {type: string}}
+              - {name: id, in: query, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "getPet" with {"path_id": "p7", "query_id": "q9"}
+    Then the upstream received exactly one request
+    And the request's raw path is "/pets/p7"
+    And the request's query parameter "id" is "q9"
+
