@@ -670,3 +670,30 @@ Feature: The request
     And the request's raw path is "/pets/p7"
     And the request's query parameter "id" is "q9"
 
+
+  @TC-REQ-019 @recommended
+  Scenario: Object query parameters in form style, exploded and not
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Search, version: "1"}
+      paths:
+        /search:
+          get:
+            operationId: search
+            parameters:
+              - name: near
+                in: query
+                style: form
+                explode: false
+                schema: {type: object, properties: {lat: {type: string}}}
+              - name: size
+                in: query
+                style: form
+                explode: true
+                schema: {type: object, properties: {width: {type: string}}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "search" with {"near": {"lat": "52"}, "size": {"width": "3"}}
+    Then the request's query parameter "near" is "lat,52"
+    And the request's query parameter "width" is "3"
