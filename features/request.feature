@@ -580,6 +580,54 @@ Feature: The request
       | {type: http, scheme: basic}                    | header "Authorization"  | Basic {{credential_base64}}   |
       | {type: apiKey, in: query, name: token}         | query parameter "token" | {{credential}}                |
 
+  @TC-REQ-017
+  Scenario Outline: A scheme that cannot carry the credential is passed over for the next one: <unusable>
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          unusable: <unusable>
+          chosen: {type: apiKey, in: header, name: X-Shop-Token}
+      security: [{unusable: []}, {chosen: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {}
+    Then the request's header "X-Shop-Token" is "{{credential}}"
+    And the request has no "Authorization" header
+    And the request has no query
+
+    Examples:
+      | unusable                                  |
+      | {type: apiKey, in: header, name: ""}      |
+      | {type: apiKey, in: cookie, name: session} |
+      | {type: http, scheme: digest}              |
+      | {type: mutualTLS}                         |
+
+  @TC-REQ-017
+  Scenario: With no scheme that can carry it, the credential goes as a bearer token
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          digest: {type: http, scheme: digest}
+      security: [{digest: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {}
+    Then the request's header "Authorization" is "Bearer {{credential}}"
+
   @TC-REQ-018 @recommended
   Scenario: A header the document names in a way HTTP cannot carry is refused, and nothing is sent
     Given the OpenAPI document:

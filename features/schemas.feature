@@ -96,6 +96,25 @@ Feature: Input schemas
     And in the input schema of "createPet", "/properties/body/properties/name/type" is "string"
     And in the input schema of "createPet", "/properties/tag/nullable" is absent
 
+  @TC-SCHEMA-003 @TC-SCHEMA-002
+  Scenario: nullable on a type list that already admits null adds no second null
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            parameters:
+              - {name: tag, in: query, schema: {type: [string, "null"], nullable: true}}
+              - {name: size, in: query, schema: {type: [integer], nullable: true}}
+            responses: {"200": {description: ok}}
+      """
+    Then in the input schema of "listPets", "/properties/tag/type" is ["string", "null"]
+    And in the input schema of "listPets", "/properties/size/type" is ["integer", "null"]
+    And the input schema of "listPets" is self-contained
+
   @TC-SCHEMA-003
   Scenario: nullable lets null into an enum too
     Given the OpenAPI document:

@@ -85,6 +85,15 @@ async fn self_contained(world: &mut GatewayWorld, name: String) -> StepResult {
         resolve(&schema, reference)
             .with_context(|| format!("in the input schema of {name:?}:\n{}", show(&schema)))?;
     }
+    // The official meta-schema catches what the walk above does not look at,
+    // such as a `type` list naming a type twice.
+    if let Err(error) = jsonschema::draft202012::meta::validate(&schema) {
+        fail!(
+            "the input schema of {name:?} is not valid JSON Schema 2020-12: {error} at {}:\n{}",
+            error.instance_path(),
+            show(&schema)
+        );
+    }
     Ok(())
 }
 
