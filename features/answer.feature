@@ -181,6 +181,26 @@ Feature: The answer
       | 3     | 1048574 | 日        |
       | 4     | 1048573 | 🐶        |
 
+  @TC-ANS-003 @TC-ANS-004
+  Scenario: A stray byte just past 1 MB does not pull the cut back over a whole character
+    The last four bytes under the limit are one whole character; the byte
+    after them continues nothing, so 1,048,576 is a boundary and the cut
+    stays there.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Big, version: "1"}
+      paths:
+        /big:
+          get:
+            operationId: getBig
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/big" with status 200 and a "text/plain; charset=utf-8" body of "x" repeated 1048572 times followed by the bytes "F0 90 80 80 80 41 42"
+    When the client calls "getBig" with {}
+    Then the call succeeds with a text containing "x" repeated 1048572 times followed by "𐀀"
+    And the result notes that the body was cut
+
   @TC-ANS-005
   Scenario Outline: A <content type> body is described by its size and type, not shown
     Given the OpenAPI document:
@@ -238,6 +258,24 @@ Feature: The answer
     When the client calls "getNote" with {}
     Then the call succeeds with a text containing "321"
     And the result does not contain "MARKER-BIN-7f3a"
+
+  @TC-ANS-006
+  Scenario: A body with no content type, over 1 MB and not UTF-8, is described, not shown
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Notes, version: "1"}
+      paths:
+        /note:
+          get:
+            operationId: getNote
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers "/note" with status 200, no content type and 1048600 bytes that are not UTF-8, holding "MARKER-BIN-7f3a"
+    When the client calls "getNote" with {}
+    Then the call succeeds with a text containing "bytes"
+    And the result does not contain "MARKER-BIN-7f3a"
+    And the result does not contain "PNG"
 
   @TC-ANS-007
   Scenario Outline: A <status> redirect is an error naming its Location

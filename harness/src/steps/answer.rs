@@ -132,6 +132,36 @@ async fn answers_long_body(
     Ok(())
 }
 
+/// Bytes written as hexadecimal pairs separated by spaces: `"F0 90 80 80"`.
+fn hex_bytes(text: &str) -> anyhow::Result<Vec<u8>> {
+    text.split_whitespace()
+        .map(|pair| {
+            u8::from_str_radix(pair, 16)
+                .map_err(|_| anyhow::anyhow!("`{pair}` is not a byte in hexadecimal"))
+        })
+        .collect()
+}
+
+#[given(
+    expr = "the upstream answers {word} {string} with status {int} and a {string} body of {string} repeated {int} times followed by the bytes {string}"
+)]
+async fn answers_long_body_with_bytes(
+    world: &mut GatewayWorld,
+    verb: String,
+    route: String,
+    status: u16,
+    content_type: String,
+    unit: String,
+    count: usize,
+    tail: String,
+) -> StepResult {
+    let mut body = unit.repeat(count).into_bytes();
+    body.extend(hex_bytes(&tail)?);
+    let response = ResponseTemplate::new(status).set_body_raw(body, &content_type);
+    stub(world, &verb, &route, response).await;
+    Ok(())
+}
+
 #[given(
     expr = "the upstream answers {word} {string} with status {int} and a {string} body of {int} bytes that are not UTF-8, holding {string}"
 )]
