@@ -280,6 +280,39 @@ Feature: Arguments are checked first
     And the result does not contain "MARKER-7f3a"
     And nothing reached the upstream
 
+  @TC-CHECK-004
+  Scenario Outline: A referenced schema is checked, and so are keywords beside the $ref: <case>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /codes:
+          post:
+            operationId: addCode
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      code: {$ref: "#/components/schemas/Code", maxLength: 5}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Code: {type: string, minLength: 3}
+      """
+    When the client calls "addCode" with <value> placed at "/body/code"
+    Then the <outcome>
+
+    Examples:
+      | case                                 | value    | outcome                                |
+      | the referenced type                  | 42       | call is refused at "/body/code"        |
+      | the referenced minLength             | "ab"     | call is refused at "/body/code"        |
+      | the maxLength beside the $ref        | "abcdef" | call is refused at "/body/code"        |
+      | a value that meets both              | "abcd"   | request carried "abcd" at "/body/code" |
+
   @TC-CHECK-005
   Scenario: A value outside the enum is refused, one inside it is sent
     Given the OpenAPI document:
