@@ -717,6 +717,93 @@ Feature: Arguments are checked first
       | A missing required property | {}                                      |
       | A property no schema allows | {"label": "ok", "extra": "MARKER-7f3a"} |
 
+  @TC-CHECK-011
+  Scenario: Array items at depth 8 are checked
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /things:
+          post:
+            operationId: deep
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema: {$ref: '#/components/schemas/Node'}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Node:
+            type: object
+            properties:
+              next: {$ref: '#/components/schemas/Node'}
+              counts: {type: array, items: {type: integer, maximum: 10}}
+              pairs: {type: array, items: {type: object, properties: {n: {type: integer}}}}
+      """
+    When the client calls "deep" with [1, "MARKER-7f3a", 99] placed at "/body/next/next/next/next/next/counts"
+    Then the call is refused at each of:
+      | /body/next/next/next/next/next/counts/1 |
+      | /body/next/next/next/next/next/counts/2 |
+    And the result does not contain "MARKER-7f3a"
+
+  @TC-CHECK-011
+  Scenario: Array items at depth 9 are not checked
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /things:
+          post:
+            operationId: deep
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema: {$ref: '#/components/schemas/Node'}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Node:
+            type: object
+            properties:
+              next: {$ref: '#/components/schemas/Node'}
+              counts: {type: array, items: {type: integer, maximum: 10}}
+              pairs: {type: array, items: {type: object, properties: {n: {type: integer}}}}
+      """
+    When the client calls "deep" with [1, "MARKER-7f3a", 99] placed at "/body/next/next/next/next/next/next/counts"
+    Then the request carried [1, "MARKER-7f3a", 99] at "/body/next/next/next/next/next/next/counts"
+
+  @TC-CHECK-011
+  Scenario: Members of array items at depth 8 are at depth 9, not checked
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /things:
+          post:
+            operationId: deep
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema: {$ref: '#/components/schemas/Node'}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Node:
+            type: object
+            properties:
+              next: {$ref: '#/components/schemas/Node'}
+              counts: {type: array, items: {type: integer, maximum: 10}}
+              pairs: {type: array, items: {type: object, properties: {n: {type: integer}}}}
+      """
+    When the client calls "deep" with [{"n": "MARKER-7f3a"}] placed at "/body/next/next/next/next/next/pairs"
+    Then the request carried [{"n": "MARKER-7f3a"}] at "/body/next/next/next/next/next/pairs"
+
   @TC-CHECK-012
   Scenario Outline: A keyword outside the checked set is left to the API: <keyword>
     Given the OpenAPI document:
