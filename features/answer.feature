@@ -201,6 +201,34 @@ Feature: The answer
     Then the call succeeds with a text containing "x" repeated 1048572 times followed by "𐀀"
     And the result notes that the body was cut
 
+  @TC-ANS-003
+  Scenario Outline: Nothing past the cut comes back, not even a mask for a credential there: <case>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Big, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: header, name: X-Api-Key}
+      security: [{key: []}]
+      paths:
+        /big:
+          get:
+            operationId: getBig
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/big" with status 200 and a "text/plain" body of "x" repeated 1048576 times followed by "<after the cut>"
+    When the client calls "getBig" with {}
+    Then the call succeeds with a text containing "x" repeated 1048576 times followed by ""
+    And the result notes that the body was cut
+    And the result does not contain "[credential]"
+    And the result does not contain "MARKER-7f3a"
+
+    Examples:
+      | case                          | after the cut                          |
+      | a credential right at the cut | {{credential}} MARKER-7f3a             |
+      | a credential further on       | MARKER-7f3a {{credential}} MARKER-7f3a |
+
   @TC-ANS-005
   Scenario Outline: A <content type> body is described by its size and type, not shown
     Given the OpenAPI document:
