@@ -191,6 +191,50 @@ Feature: Masking the credential
       | JSON-escaped    | {{credential_json}}    |
 
   @TC-MASK-006 @recommended
+  Scenario: Every form in one body is masked, whatever order they come in
+    Given the stored credential is 'sk/live+Q7"z=9k'
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: header, name: X-Api-Key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "a: {{credential}} b: {{credential_percent}} c: {{credential_json}} d: {{credential}}"
+    When the client calls "whoami" with {}
+    Then the call succeeds with a text containing "a: [credential] b: [credential] c: [credential] d: [credential]"
+
+  @TC-MASK-006 @recommended
+  Scenario: A form that begins with another form is masked whole
+    The percent-encoded form of `tok3n%` is `tok3n%25`, which begins with
+    the credential itself: the longer match must win.
+    Given the stored credential is 'tok3n%'
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: header, name: X-Api-Key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "x: {{credential_percent}} y: {{credential}}"
+    When the client calls "whoami" with {}
+    Then the call succeeds with a text containing "x: [credential] y: [credential]"
+
+  @TC-MASK-006 @recommended
   Scenario: The credential escaped inside a JSON body is masked
     Given the stored credential is 'sk/live+Q7"z=9k'
     And the OpenAPI document:
