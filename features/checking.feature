@@ -229,6 +229,34 @@ Feature: Arguments are checked first
     When the client calls "setLabels" with {"body": {"colour": "red", "size": "L"}}
     Then the request carried {"colour": "red", "size": "L"} at "/body"
 
+  @TC-CHECK-003
+  Scenario: A property whose schema is false is refused; one whose schema is true takes anything
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /pets:
+          post:
+            operationId: addPet
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      retired: false
+                      anything: true
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "addPet" with {"body": {"retired": "MARKER-7f3a", "anything": {"x": [1]}}}
+    Then the call is refused at "/body/retired"
+    And the result does not name "/body/anything"
+    And the result does not contain "MARKER-7f3a"
+    When the client calls "addPet" with {"body": {"anything": {"x": [1]}}}
+    Then the request carried {"anything": {"x": [1]}} at "/body"
+
   @TC-CHECK-004
   Scenario: Nested properties and array items are checked
     Given the OpenAPI document:
@@ -517,7 +545,7 @@ Feature: Arguments are checked first
       | email     | ada@example.com                      |
       | uuid      | 4f1c2d9e-8b7a-4c3d-9e2f-1a2b3c4d5e6f |
 
-  @TC-CHECK-010
+  @TC-CHECK-010 @TC-CHECK-013
   Scenario Outline: Values that look close but break the format are refused: <format> "<invalid>"
     Given the OpenAPI document:
       """
@@ -539,6 +567,7 @@ Feature: Arguments are checked first
       """
     When the client calls "addEvent" with "<invalid>" placed at "/body/at"
     Then the call is refused at "/body/at"
+    And the result contains "<format>"
     And nothing reached the upstream
 
     Examples:
@@ -548,6 +577,8 @@ Feature: Arguments are checked first
       | date-time | 2024-13-01T10:00:00Z                |
       | date      | 2024-05-01T10:00:00Z                |
       | date      | 01/05/2024                          |
+      | date      | 2023-02-29                          |
+      | date      | 1900-02-29                          |
       | email     | ada.example.com                     |
       | uuid      | 4f1c2d9e-8b7a-4c3d-9e2f-1a2b3c4d5e6 |
       | uuid      | 4f1c2d9e8b7a4c3d9e2f1a2b3c4d5e6f0   |

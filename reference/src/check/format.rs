@@ -28,15 +28,7 @@ impl Format {
         }
     }
 
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::DateTime => "date-time",
-            Format::Date => "date",
-            Format::Email => "email",
-            Format::Uuid => "uuid",
-        }
-    }
-
+    /// Whether `text` is a valid value of this format.
     pub fn accepts(self, text: &str) -> bool {
         match self {
             Format::DateTime => is_date_time(text),
