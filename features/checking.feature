@@ -88,6 +88,29 @@ Feature: Arguments are checked first
       | null where the type lists null | maybe    | null  |
 
   @TC-CHECK-001
+  Scenario: A number with a zero fraction counts as an integer
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /typed:
+          post:
+            operationId: typed
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      whole: {type: integer}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "typed" with 2.0 placed at "/body/whole"
+    Then the upstream received exactly one request
+
+  @TC-CHECK-001
   Scenario: OpenAPI 3.0 nullable admits null, and only there
     Given the OpenAPI document:
       """
@@ -362,6 +385,34 @@ Feature: Arguments are checked first
     When the client calls "listPets" with {"kind": "dog"}
     Then the upstream received exactly one request
 
+  @TC-CHECK-005
+  Scenario Outline: A long enum with short members is checked: <value>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /shirts:
+          get:
+            operationId: listShirts
+            parameters:
+              - name: size
+                in: query
+                schema: {type: string, enum: [xs, s, m, l, xl, xxl, 3xl, 4xl, 5xl, 6xl, extra-long-size-name]}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listShirts" with {"size": "<value>"}
+    Then <outcome>
+
+    Examples:
+      | value                | outcome                                   |
+      | m                    | the upstream received exactly one request |
+      | xl                   | the upstream received exactly one request |
+      | extra-long-size-name | the upstream received exactly one request |
+      | q                    | the call is refused at "/size"            |
+      | xxxl                 | the call is refused at "/size"            |
+      | extra-long-size-nam  | the call is refused at "/size"            |
+
   @TC-CHECK-006
   Scenario: A value other than the const is refused, the const is sent
     Given the OpenAPI document:
@@ -388,6 +439,40 @@ Feature: Arguments are checked first
     And nothing reached the upstream
     When the client calls "addThing" with {"body": {"version": "v1"}}
     Then the request carried "v1" at "/body/version"
+
+  @TC-CHECK-006
+  Scenario Outline: A const compares as JSON does, numbers by value: <case>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /things:
+          post:
+            operationId: addThing
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      one: {const: 1}
+                      shape: {const: [1, {"a": 2}]}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "addThing" with <value> placed at "/body/<property>"
+    Then <outcome>
+
+    Examples:
+      | case                          | property | value                     | outcome                                  |
+      | 1.0 is 1                      | one      | 1.0                       | the upstream received exactly one request |
+      | the same array and object     | shape    | [1, {"a": 2}]             | the upstream received exactly one request |
+      | the same, numbers as 1.0, 2.0 | shape    | [1.0, {"a": 2.0}]         | the upstream received exactly one request |
+      | an array one item short       | shape    | [1]                       | the call is refused at "/body/shape"     |
+      | an array one item long        | shape    | [1, {"a": 2}, 3]          | the call is refused at "/body/shape"     |
+      | an object with one key more   | shape    | [1, {"a": 2, "b": 3}]     | the call is refused at "/body/shape"     |
+      | another number inside         | shape    | [1, {"a": 3}]             | the call is refused at "/body/shape"     |
 
   @TC-CHECK-007
   Scenario Outline: String lengths count characters, not bytes: <case>
@@ -541,6 +626,9 @@ Feature: Arguments are checked first
       | format    | valid                                |
       | date-time | 2024-05-01T10:00:00Z                 |
       | date-time | 2024-05-01T10:00:00.5+02:00          |
+      | date-time | 2016-12-31T23:59:60Z                 |
+      | date-time | 2024-01-01T23:59:59-08:00            |
+      | date-time | 2024-01-01T00:00:00-23:59            |
       | date      | 2024-02-29                           |
       | email     | ada@example.com                      |
       | uuid      | 4f1c2d9e-8b7a-4c3d-9e2f-1a2b3c4d5e6f |
@@ -579,6 +667,17 @@ Feature: Arguments are checked first
       | date      | 01/05/2024                          |
       | date      | 2023-02-29                          |
       | date      | 1900-02-29                          |
+      | date-time | 2024-05-01T24:00:00Z                |
+      | date-time | 2024-05-01T10:60:00Z                |
+      | date-time | 2024-05-01T10:00:61Z                |
+      | date-time | 2024-05-01T10:00:00+24:00           |
+      | date-time | 2024-05-01T10:00:00+02:60           |
+      | email     | @example.com                        |
+      | email     | ada@                                |
+      | email     | ada@b@example.com                   |
+      | email     | ada@.example.com                    |
+      | email     | ada@example.com.                    |
+      | email     | ada lovelace@example.com            |
       | email     | ada.example.com                     |
       | uuid      | 4f1c2d9e-8b7a-4c3d-9e2f-1a2b3c4d5e6 |
       | uuid      | 4f1c2d9e8b7a4c3d9e2f1a2b3c4d5e6f0   |

@@ -33,6 +33,10 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// gateway that logs without end.
 const STDERR_LIMIT: usize = 256 * 1024;
 
+/// How many ports an HTTP gateway is offered before a taken port counts as
+/// its own failure.
+const PORT_ATTEMPTS: usize = 3;
+
 /// How the harness speaks MCP to a gateway.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Transport {
@@ -292,19 +296,45 @@ pub struct Gateway {
 
 impl Gateway {
     /// Starts the gateway and, over HTTP, waits until its port accepts TCP.
+    ///
+    /// The port is found free just before the launch, so another process can
+    /// take it in between (an outgoing connection's ephemeral port, say). A
+    /// gateway that exits while someone else holds its port is started again
+    /// on a fresh one: that failure is the harness's, not the gateway's.
     pub async fn start(
         template: &Template,
         transport: Transport,
         launch: Launch<'_>,
     ) -> Result<Self, StartFailure> {
-        let port = match transport {
-            Transport::Http => Some(free_port().map_err(|e| StartFailure {
+        if transport == Transport::Stdio {
+            return Self::start_on(template, None, launch).await;
+        }
+        let mut attempt = 1;
+        loop {
+            let port = free_port().map_err(|e| StartFailure {
                 reason: format!("no free loopback port: {e}"),
                 status: None,
                 stderr: String::new(),
-            })?),
-            Transport::Stdio => None,
-        };
+            })?;
+            match Self::start_on(template, Some(port), launch).await {
+                Err(failure)
+                    if failure.status.is_some()
+                        && attempt < PORT_ATTEMPTS
+                        && TcpListener::bind(("127.0.0.1", port)).is_err() =>
+                {
+                    attempt += 1;
+                }
+                started => return started,
+            }
+        }
+    }
+
+    /// Starts the gateway, listening on `port` over HTTP, on stdio without one.
+    async fn start_on(
+        template: &Template,
+        port: Option<u16>,
+        launch: Launch<'_>,
+    ) -> Result<Self, StartFailure> {
         let port_text = port.map(|p| p.to_string()).unwrap_or_default();
         let openapi = launch.openapi.to_string_lossy();
         let words = template.render(&[
@@ -316,13 +346,15 @@ impl Gateway {
         command
             .args(&words[1..])
             .env(CREDENTIAL_ENV, launch.credential)
-            .stdin(match transport {
-                Transport::Http => Stdio::null(),
-                Transport::Stdio => Stdio::piped(),
+            .stdin(if port.is_some() {
+                Stdio::null()
+            } else {
+                Stdio::piped()
             })
-            .stdout(match transport {
-                Transport::Http => Stdio::null(),
-                Transport::Stdio => Stdio::piped(),
+            .stdout(if port.is_some() {
+                Stdio::null()
+            } else {
+                Stdio::piped()
             })
             .stderr(Stdio::piped())
             .kill_on_drop(true);
