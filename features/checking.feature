@@ -386,6 +386,34 @@ Feature: Arguments are checked first
     Then the upstream received exactly one request
 
   @TC-CHECK-005
+  Scenario Outline: An enum member matches only itself: "<value>"
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            parameters:
+              - {name: kind, in: query, schema: {type: string, enum: ["", cat, dog, parrot]}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {"kind": "<value>"}
+    Then <outcome>
+
+    Examples:
+      | value  | outcome                                   |
+      |        | the upstream received exactly one request |
+      | cat    | the upstream received exactly one request |
+      | parrot | the upstream received exactly one request |
+      | cot    | the call is refused at "/kind"            |
+      | bat    | the call is refused at "/kind"            |
+      | caT    | the call is refused at "/kind"            |
+      | Parrot | the call is refused at "/kind"            |
+      | parroT | the call is refused at "/kind"            |
+
+  @TC-CHECK-005
   Scenario Outline: A long enum with short members is checked: <value>
     Given the OpenAPI document:
       """
