@@ -349,20 +349,25 @@ Feature: Arguments are checked first
                     type: object
                     properties:
                       code: {$ref: "#/components/schemas/Code", maxLength: 5}
+                      pet: {$ref: "#/components/schemas/Named", properties: {age: {type: integer}}}
             responses: {"200": {description: ok}}
       components:
         schemas:
           Code: {type: string, minLength: 3}
+          Named: {type: object, required: [name]}
       """
-    When the client calls "addCode" with <value> placed at "/body/code"
+    When the client calls "addCode" with <value> placed at "/body/<property>"
     Then the <outcome>
 
     Examples:
-      | case                                 | value    | outcome                                |
-      | the referenced type                  | 42       | call is refused at "/body/code"        |
-      | the referenced minLength             | "ab"     | call is refused at "/body/code"        |
-      | the maxLength beside the $ref        | "abcdef" | call is refused at "/body/code"        |
-      | a value that meets both              | "abcd"   | request carried "abcd" at "/body/code" |
+      | case                                 | property | value                     | outcome                                                    |
+      | the referenced type                  | code     | 42                        | call is refused at "/body/code"                            |
+      | the referenced minLength             | code     | "ab"                      | call is refused at "/body/code"                            |
+      | the maxLength beside the $ref        | code     | "abcdef"                  | call is refused at "/body/code"                            |
+      | a value that meets both              | code     | "abcd"                    | request carried "abcd" at "/body/code"                     |
+      | the referenced required              | pet      | {"age": 3}                | call is refused at "/body/pet/name"                        |
+      | the properties beside the $ref       | pet      | {"name": "Rex", "age": "old"} | call is refused at "/body/pet/age"                     |
+      | an object that meets both            | pet      | {"name": "Rex", "age": 3} | request carried {"name": "Rex", "age": 3} at "/body/pet"   |
 
   @TC-CHECK-005
   Scenario: A value outside the enum is refused, one inside it is sent
@@ -396,7 +401,7 @@ Feature: Arguments are checked first
           get:
             operationId: listPets
             parameters:
-              - {name: kind, in: query, schema: {type: string, enum: ["", cat, dog, parrot]}}
+              - {name: kind, in: query, schema: {type: string, enum: ["", cat, dog, parrot, labrador-retriever-puppy]}}
             responses: {"200": {description: ok}}
       """
     When the client calls "listPets" with {"kind": "<value>"}
@@ -412,6 +417,9 @@ Feature: Arguments are checked first
       | caT    | the call is refused at "/kind"            |
       | Parrot | the call is refused at "/kind"            |
       | parroT | the call is refused at "/kind"            |
+      | labrador-retriever-puppy | the upstream received exactly one request |
+      | LABRADOR-retriever-puppy | the call is refused at "/kind"            |
+      | labrador-RETRIEVer-puppy | the call is refused at "/kind"            |
 
   @TC-CHECK-005
   Scenario Outline: A long enum with short members is checked: <value>
