@@ -14,8 +14,8 @@ Feature: Arguments are checked first
   "MARKER-7f3a" and 7734019 are values the gateway has no reason to repeat:
   they must never show up in an error.
 
-  @TC-CHECK-001
-  Scenario Outline: A value of the wrong type is refused: <case>
+  @TC-CHECK-001 @TC-CHECK-013
+  Scenario Outline: A value of the wrong type is refused, naming the type expected: <case>
     Given the OpenAPI document:
       """
       openapi: 3.1.0
@@ -42,19 +42,20 @@ Feature: Arguments are checked first
       """
     When the client calls "typed" with <value> placed at "/body/<property>"
     Then the call is refused at "/body/<property>"
+    And the result contains "<expected>"
     And the result does not contain "<sent>"
     And nothing reached the upstream
 
     Examples:
-      | case                          | property | value              | sent        |
-      | a number for a string         | text     | 7734019            | 7734019     |
-      | a fraction for an integer     | whole    | 7734019.5          | 7734019     |
-      | a string for an integer       | whole    | "7734019"          | 7734019     |
-      | a string for a number         | number   | "MARKER-7f3a"      | MARKER-7f3a |
-      | a string for a boolean        | flag     | "MARKER-7f3a"      | MARKER-7f3a |
-      | an object for an array        | list     | {"k": "MARKER-7f3a"} | MARKER-7f3a |
-      | an array for an object        | map      | ["MARKER-7f3a"]    | MARKER-7f3a |
-      | a number where string or null | maybe    | 7734019            | 7734019     |
+      | case                          | property | value                | sent        | expected |
+      | a number for a string         | text     | 7734019              | 7734019     | string   |
+      | a fraction for an integer     | whole    | 7734019.5            | 7734019     | integer  |
+      | a string for an integer       | whole    | "7734019"            | 7734019     | integer  |
+      | a string for a number         | number   | "MARKER-7f3a"        | MARKER-7f3a | number   |
+      | a string for a boolean        | flag     | "MARKER-7f3a"        | MARKER-7f3a | boolean  |
+      | an object for an array        | list     | {"k": "MARKER-7f3a"} | MARKER-7f3a | array    |
+      | an array for an object        | map      | ["MARKER-7f3a"]      | MARKER-7f3a | object   |
+      | a number where string or null | maybe    | 7734019              | 7734019     | string   |
 
   @TC-CHECK-001
   Scenario Outline: A value of the right type is sent: <case>

@@ -115,6 +115,25 @@ Feature: Input schemas
     And in the input schema of "listPets", "/properties/size/type" is ["integer", "null"]
     And the input schema of "listPets" is self-contained
 
+  @TC-SCHEMA-002
+  Scenario: A type list that names a type twice names it once
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            parameters:
+              - {name: size, in: query, schema: {type: [integer, integer, "null", integer]}}
+            responses: {"200": {description: ok}}
+      """
+    Then in the input schema of "listPets", "/properties/size/type" is ["integer", "null"]
+    And the input schema of "listPets" is self-contained
+    When the client calls "listPets" with {"size": "MARKER-7f3a"}
+    Then the call is refused at "/size"
+
   @TC-SCHEMA-003
   Scenario: nullable lets null into an enum too
     Given the OpenAPI document:

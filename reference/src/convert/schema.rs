@@ -238,6 +238,17 @@ impl<'d> SchemaTranslator<'d> {
                 }
                 "nullable" if openapi30 => {}
                 "example" => {}
+                // A type named twice is one type, and 2020-12 wants the list
+                // without repeats.
+                "type" if value.is_array() => {
+                    let mut types: Vec<Value> = Vec::new();
+                    for kind in value.as_array().into_iter().flatten() {
+                        if !types.contains(kind) {
+                            types.push(kind.clone());
+                        }
+                    }
+                    out.insert(keyword.into(), Value::Array(types));
+                }
                 "items" => {
                     // An array of schemas is the older tuple form of `prefixItems`.
                     if let Value::Array(tuple) = value {
