@@ -704,6 +704,7 @@ Feature: Arguments are checked first
       | date      | 01/05/2024                          |
       | date      | 2023-02-29                          |
       | date      | 1900-02-29                          |
+      | date      | 2024-05-1:                          |
       | date-time | 2024-05-01T24:00:00Z                |
       | date-time | 2024-05-01T10:60:00Z                |
       | date-time | 2024-05-01T10:00:61Z                |
