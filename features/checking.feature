@@ -705,6 +705,8 @@ Feature: Arguments are checked first
       | date      | 2023-02-29                          |
       | date      | 1900-02-29                          |
       | date      | 2024-05-1:                          |
+      | date      | 2024-04-31                          |
+      | date      | 2024-05-32                          |
       | date-time | 2024-05-01T24:00:00Z                |
       | date-time | 2024-05-01T10:60:00Z                |
       | date-time | 2024-05-01T10:00:61Z                |
