@@ -196,7 +196,7 @@ Feature: The answer
             operationId: getBig
             responses: {"200": {description: ok}}
       """
-    And the upstream answers GET "/big" with status 200 and a "text/plain; charset=utf-8" body of "x" repeated 1048572 times followed by the bytes "F0 90 80 80 80 41 42"
+    And the upstream answers GET "/big" with a "text/plain; charset=utf-8" body of "x" repeated 1048572 times followed by the bytes "F0 90 80 80 80 41 42"
     When the client calls "getBig" with {}
     Then the call succeeds with a text containing "x" repeated 1048572 times followed by "𐀀"
     And the result notes that the body was cut
