@@ -449,6 +449,7 @@ Feature: Arguments are checked first
       | q                    | the call is refused at "/size"            |
       | xxxl                 | the call is refused at "/size"            |
       | extra-long-size-nam  | the call is refused at "/size"            |
+      |                      | the call is refused at "/size"            |
 
   @TC-CHECK-006
   Scenario: A value other than the const is refused, the const is sent
