@@ -124,6 +124,9 @@ pub struct Upstream {
     base_path: Mutex<String>,
     /// `None` once the upstream refuses connections.
     accept_loop: Mutex<Option<JoinHandle<()>>>,
+    /// Once connections are refused: a socket bound to the port but not
+    /// listening, so that no other process takes the port and accepts.
+    reserved: Mutex<Option<tokio::net::TcpSocket>>,
 }
 
 /// State shared between the [`Upstream`] handle and its connections.
@@ -175,6 +178,7 @@ impl Upstream {
             shared,
             base_path: Mutex::default(),
             accept_loop: Mutex::new(Some(accept_loop)),
+            reserved: Mutex::default(),
         })
     }
 
@@ -241,6 +245,13 @@ impl Upstream {
             accept_loop.abort();
             // Resolves once the task, and with it the listener, is dropped.
             let _ = accept_loop.await;
+            // Connecting to a port that is bound but not listening is refused.
+            // Should the bind fail, the port is merely closed, as before.
+            let reserve = tokio::net::TcpSocket::new_v4().and_then(|socket| {
+                socket.bind(self.addr)?;
+                Ok(socket)
+            });
+            *self.reserved.lock().unwrap_or_else(PoisonError::into_inner) = reserve.ok();
         }
     }
 
