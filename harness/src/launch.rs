@@ -342,20 +342,20 @@ impl Gateway {
             ("{base_url}", launch.base_url),
             ("{port}", &port_text),
         ]);
+        // Over stdio the pipes carry MCP; over HTTP they carry nothing.
+        let mcp_pipe = || {
+            if port.is_some() {
+                Stdio::null()
+            } else {
+                Stdio::piped()
+            }
+        };
         let mut command = Command::new(&words[0]);
         command
             .args(&words[1..])
             .env(CREDENTIAL_ENV, launch.credential)
-            .stdin(if port.is_some() {
-                Stdio::null()
-            } else {
-                Stdio::piped()
-            })
-            .stdout(if port.is_some() {
-                Stdio::null()
-            } else {
-                Stdio::piped()
-            })
+            .stdin(mcp_pipe())
+            .stdout(mcp_pipe())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
         // Its own process group, so wrappers (`npx`, `uv run`, shell scripts)
