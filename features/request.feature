@@ -554,7 +554,7 @@ Feature: The request
       | api_key | {{credential}} |
     And no byte that reached the upstream contains "MARKER-7f3a"
 
-  @TC-REQ-017
+  @TC-REQ-017 @credential-from-document
   Scenario Outline: Without configuration, the document's security scheme places the credential: <scheme>
     Given the OpenAPI document:
       """
@@ -580,7 +580,7 @@ Feature: The request
       | {type: http, scheme: basic}                    | header "Authorization"  | Basic {{credential_base64}}   |
       | {type: apiKey, in: query, name: token}         | query parameter "token" | {{credential}}                |
 
-  @TC-REQ-017
+  @TC-REQ-017 @credential-from-document
   Scenario Outline: A scheme that cannot carry the credential is passed over for the next one: <unusable>
     Given the OpenAPI document:
       """
@@ -609,7 +609,7 @@ Feature: The request
       | {type: http, scheme: digest}              |
       | {type: mutualTLS}                         |
 
-  @TC-REQ-017
+  @TC-REQ-017 @credential-from-document
   Scenario: With no scheme that can carry it, the credential goes as a bearer token
     Given the OpenAPI document:
       """

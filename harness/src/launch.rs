@@ -25,6 +25,11 @@ use tokio::{
 /// The environment variable that carries the stored credential to the gateway.
 pub const CREDENTIAL_ENV: &str = "HOSTED_MCP_CREDENTIAL";
 
+/// The environment variable that says where the scenario wants the
+/// credential (`bearer`, `basic`, `header:NAME`, `query:NAME`); unset when
+/// the gateway must find the place in the document itself.
+pub const CREDENTIAL_IN_ENV: &str = "HOSTED_MCP_CREDENTIAL_IN";
+
 /// How long a gateway may take to accept TCP connections, or to exit when it
 /// refuses its document.
 pub const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -258,6 +263,8 @@ pub struct Launch<'a> {
     pub base_url: &'a str,
     /// The stored credential, passed in [`CREDENTIAL_ENV`].
     pub credential: &'a str,
+    /// Where the credential goes, passed in [`CREDENTIAL_IN_ENV`].
+    pub credential_in: Option<&'a str>,
 }
 
 /// A gateway that did not come up: why, and what it said.
@@ -354,6 +361,7 @@ impl Gateway {
         command
             .args(&words[1..])
             .env(CREDENTIAL_ENV, launch.credential)
+            .env_remove(CREDENTIAL_IN_ENV)
             .stdin(mcp_pipe())
             .stdout(mcp_pipe())
             .stderr(Stdio::piped())
@@ -371,6 +379,9 @@ impl Gateway {
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 Ok(())
             });
+        }
+        if let Some(place) = launch.credential_in {
+            command.env(CREDENTIAL_IN_ENV, place);
         }
         let mut child = command.spawn().map_err(|e| StartFailure {
             reason: format!("cannot run `{}`: {e}", words[0]),

@@ -7,6 +7,8 @@
 //! - [`launch`]: the one launch contract for gateways in any language (a
 //!   command template with `{openapi}`, `{base_url}`, `{port}`, and the
 //!   credential in `HOSTED_MCP_CREDENTIAL`), over HTTP or stdio.
+//! - [`placement`]: where a scenario wants the credential
+//!   (`HOSTED_MCP_CREDENTIAL_IN`).
 //! - [`world`]: one [`world::GatewayWorld`] per scenario, with its own mock
 //!   upstream, its document, and the gateway launched lazily from it.
 //! - [`client`]: MCP sessions through rmcp, in either protocol era;
@@ -18,6 +20,7 @@
 
 pub mod client;
 pub mod launch;
+pub mod placement;
 pub mod raw;
 pub mod report;
 pub mod run;

@@ -21,6 +21,7 @@ use futures::FutureExt as _;
 
 use crate::{
     launch::{Target, Transport},
+    placement,
     report::{Recorder, Summary},
     world::GatewayWorld,
 };
@@ -80,9 +81,15 @@ pub async fn run(options: Options) -> anyhow::Result<bool> {
     let finished = GatewayWorld::cucumber()
         .max_concurrent_scenarios(options.concurrency)
         .before(move |feature, _, scenario, world| {
+            let from_document = feature
+                .tags
+                .iter()
+                .chain(&scenario.tags)
+                .any(|tag| tag == placement::FROM_DOCUMENT_TAG);
             world.configure(
                 Arc::clone(&target),
                 transport_of(feature, scenario, default_transport),
+                !from_document,
             );
             async {}.boxed_local()
         })

@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::{
     client::{CallOutcome, Era, McpClient},
     launch::{Gateway, Launch, StartFailure, Target, Transport, START_TIMEOUT},
+    placement,
     raw::RawHttp,
 };
 
@@ -67,6 +68,8 @@ pub struct GatewayWorld {
     upstream: DropElsewhere<Upstream>,
     target: Option<Arc<Target>>,
     transport: Transport,
+    /// Whether the gateway is told where the credential goes (see [`placement`]).
+    hint_credential: bool,
     era: Era,
     document: Option<String>,
     credential: String,
@@ -107,6 +110,7 @@ impl GatewayWorld {
             ),
             target: None,
             transport: Transport::Http,
+            hint_credential: true,
             era: Era::default(),
             document: None,
             credential: DEFAULT_CREDENTIAL.to_owned(),
@@ -117,10 +121,17 @@ impl GatewayWorld {
         })
     }
 
-    /// Chooses the gateway and transport; done by the runner before each scenario.
-    pub(crate) fn configure(&mut self, target: Arc<Target>, transport: Transport) {
+    /// Chooses the gateway and transport, and whether the gateway is told
+    /// where the credential goes; done by the runner before each scenario.
+    pub(crate) fn configure(
+        &mut self,
+        target: Arc<Target>,
+        transport: Transport,
+        hint_credential: bool,
+    ) {
         self.target = Some(target);
         self.transport = transport;
+        self.hint_credential = hint_credential;
     }
 
     /// Stops the gateway and ends the session; done after each scenario.
@@ -348,6 +359,9 @@ impl GatewayWorld {
             .as_deref()
             .context("the scenario gave no OpenAPI document")?
             .replace(BASE_URL_PLACEHOLDER, &self.upstream.base_url());
+        let credential_in = self
+            .hint_credential
+            .then(|| placement::credential_in(&document));
         let target = self
             .target
             .as_deref()
@@ -373,6 +387,7 @@ impl GatewayWorld {
             openapi: &openapi,
             base_url: &base_url,
             credential: &self.credential,
+            credential_in: credential_in.as_deref(),
         };
         let started = Gateway::start(template, self.transport, launch).await;
         self.dir = Some(dir);
