@@ -19,6 +19,7 @@ Feature: Loading the document
               - {name: limit, in: query, schema: {type: integer}}
             responses: {"200": {description: ok}}
       """
+    When the gateway starts
     Then the tools are, in order:
       | listPets |
     And the tool "listPets" has the arguments:
@@ -43,6 +44,7 @@ Feature: Loading the document
         }
       }
       """
+    When the gateway starts
     Then the tools are, in order:
       | getPet |
     And the tool "getPet" has the arguments:
@@ -64,6 +66,7 @@ Feature: Loading the document
               - {name: limit, in: query, schema: {type: integer, exclusiveMinimum: 0}}
             responses: {"200": {description: ok}}
       """
+    When the gateway starts
     Then the tools are, in order:
       | listPets |
     And in the input schema of "listPets", the type at "/properties/tag/type" is "string" or null
@@ -90,6 +93,7 @@ Feature: Loading the document
         }
       }
       """
+    When the gateway starts
     Then the tools are, in order:
       | addPet |
     And the tool "addPet" has the arguments:
@@ -131,6 +135,7 @@ Feature: Loading the document
             properties:
               label: {type: string, maxLength: 20}
       """
+    When the gateway starts
     Then the tool "addPet" has the arguments:
       | argument | required |
       | dryRun   | yes      |
@@ -164,6 +169,7 @@ Feature: Loading the document
                 type: array
                 items: {$ref: "#/components/schemas/Node"}
       """
+    When the gateway starts
     Then the tools are, in order:
       | plantTree |
     And in the input schema of "plantTree", "/properties/body/properties/children/items/properties/children/items/properties/label/type" is "string"
@@ -215,6 +221,7 @@ Feature: Loading the document
             operationId: clearItems
             responses: {"204": {description: gone}}
       """
+    When the gateway starts
     Then the tool "listItems" has the arguments:
       | argument | required |
       | shopId   | yes      |
@@ -312,6 +319,7 @@ Feature: Loading the document
           properties:
             name: {type: string}
       """
+    When the gateway starts
     Then the tools are, in order:
       | listPets |
       | addPet   |
@@ -463,6 +471,7 @@ Feature: Loading the document
                       p119: {type: object, properties: {v: {type: string}}}
             responses: {"200": {description: ok}}
       """
+    When the gateway starts
     Then the tools are, in order:
       | submitForm |
     And the tool "submitForm" has "/inputSchema/properties/body/properties/p119/properties/v/type" equal to "string"

@@ -21,8 +21,11 @@ use tokio::{
     time::timeout,
 };
 
-/// Time allowed for connecting (handshake or discovery) and for listing tools.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+use crate::wire::{ObservedHttp, Tap, WireLog};
+
+/// Time allowed for connecting (handshake or discovery) to a gateway that
+/// is up, and for listing tools.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// Time allowed for one call: the gateway's own 15 s upstream deadline plus margin.
 const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -66,6 +69,9 @@ impl fmt::Display for CallOutcome {
 /// One MCP session.
 pub struct McpClient {
     service: RunningService<RoleClient, ClientConfig>,
+    /// What the session saw on the wire, for calls that never answer.
+    wire: WireLog,
+    _closer: CloseOnDrop,
 }
 
 impl fmt::Debug for McpClient {
@@ -77,11 +83,13 @@ impl fmt::Debug for McpClient {
 }
 
 impl McpClient {
-    /// Connects over Streamable HTTP, sending `headers` on every request.
+    /// Connects over Streamable HTTP, sending `headers` on every request; the
+    /// handshake gets `within`.
     pub async fn over_http(
         url: &str,
         era: &Era,
         headers: &[(String, String)],
+        within: Duration,
     ) -> anyhow::Result<Self> {
         let mut custom = HashMap::new();
         for (name, value) in headers {
@@ -92,16 +100,34 @@ impl McpClient {
                     .with_context(|| format!("bad value for header {name}"))?,
             );
         }
-        let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-        Self::connect(StreamableHttpClientTransport::from_config(config), era).await
+        // A session that expires mid-scenario is the gateway's fault to
+        // report, not one to paper over with a new handshake.
+        let config = StreamableHttpClientTransportConfig::with_uri(url)
+            .custom_headers(custom)
+            .reinit_on_expired_session(false);
+        let wire = WireLog::default();
+        let transport =
+            StreamableHttpClientTransport::with_client(ObservedHttp::new(wire.clone()), config);
+        Self::connect(transport, era, wire, within).await
     }
 
-    /// Connects over a stdio gateway's pipes.
-    pub async fn over_stdio(pipes: (ChildStdout, ChildStdin), era: &Era) -> anyhow::Result<Self> {
-        Self::connect(pipes, era).await
+    /// Connects over a stdio gateway's pipes; the handshake gets `within`.
+    pub async fn over_stdio(
+        (stdout, stdin): (ChildStdout, ChildStdin),
+        era: &Era,
+        within: Duration,
+    ) -> anyhow::Result<Self> {
+        let wire = WireLog::default();
+        let stdout = Tap::new(stdout, wire.clone());
+        Self::connect((stdout, stdin), era, wire, within).await
     }
 
-    async fn connect<T, E, A>(transport: T, era: &Era) -> anyhow::Result<Self>
+    async fn connect<T, E, A>(
+        transport: T,
+        era: &Era,
+        wire: WireLog,
+        within: Duration,
+    ) -> anyhow::Result<Self>
     where
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
@@ -122,19 +148,27 @@ impl McpClient {
                 },
             ),
         };
-        let service = timeout(
-            CONNECT_TIMEOUT,
-            info.serve_with_lifecycle(transport, lifecycle),
-        )
-        .await
-        .map_err(|_| {
-            anyhow!(
-                "the MCP handshake did not finish within {} s",
-                CONNECT_TIMEOUT.as_secs()
-            )
-        })?
-        .context("the MCP handshake failed")?;
-        Ok(Self { service })
+        let mark = wire.mark();
+        let service = timeout(within, info.serve_with_lifecycle(transport, lifecycle))
+            .await
+            .map_err(|_| {
+                anyhow!(
+                    "the MCP handshake did not finish within {} s; what came instead:{}",
+                    within.as_secs_f64(),
+                    wire.since(mark)
+                )
+            })?
+            .map_err(|error| {
+                anyhow!(
+                    "the MCP handshake failed: {error}; what was seen:{}",
+                    wire.since(mark)
+                )
+            })?;
+        Ok(Self {
+            service,
+            _closer: CloseOnDrop(wire.clone()),
+            wire,
+        })
     }
 
     /// The protocol version the gateway agreed to.
@@ -146,15 +180,22 @@ impl McpClient {
 
     /// Every tool, all pages, as JSON.
     pub async fn list_tools(&self) -> anyhow::Result<Vec<Value>> {
+        let mark = self.wire.mark();
         let tools = timeout(CONNECT_TIMEOUT, self.service.list_all_tools())
             .await
             .map_err(|_| {
                 anyhow!(
-                    "tools/list did not answer within {} s",
-                    CONNECT_TIMEOUT.as_secs()
+                    "tools/list did not answer within {} s; what came instead:{}",
+                    CONNECT_TIMEOUT.as_secs(),
+                    self.wire.since(mark)
                 )
             })?
-            .context("tools/list failed")?;
+            .map_err(|error| {
+                anyhow!(
+                    "tools/list failed: {error}; what was seen:{}",
+                    self.wire.since(mark)
+                )
+            })?;
         tools
             .iter()
             .map(|tool| serde_json::to_value(tool).context("a tool does not serialize"))
@@ -169,12 +210,14 @@ impl McpClient {
             Value::Null => {}
             other => return Err(anyhow!("tool arguments must be a JSON object, not {other}")),
         }
+        let mark = self.wire.mark();
         let answer = timeout(CALL_TIMEOUT, self.service.call_tool(params))
             .await
             .map_err(|_| {
                 anyhow!(
-                    "tools/call {name} did not answer within {} s",
-                    CALL_TIMEOUT.as_secs()
+                    "tools/call {name} did not answer within {} s; what came instead:{}",
+                    CALL_TIMEOUT.as_secs(),
+                    self.wire.since(mark)
                 )
             })?;
         match answer {
@@ -191,13 +234,27 @@ impl McpClient {
                 code: error.code.0,
                 message: error.message.into_owned(),
             }),
-            Err(other) => Err(anyhow!("tools/call {name} failed: {other}")),
+            Err(other) => Err(anyhow!(
+                "tools/call {name} failed: {other}; what was seen:{}",
+                self.wire.since(mark)
+            )),
         }
     }
 
     /// Ends the session politely; the process is killed separately.
     pub async fn close(self) {
+        self.wire.close();
         let _ = timeout(Duration::from_secs(2), self.service.cancel()).await;
+    }
+}
+
+/// Closes a session's [`WireLog`] when the session is dropped: whatever
+/// rmcp's background tasks still try, nothing leaves a session that ended.
+struct CloseOnDrop(WireLog);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }
 

@@ -9,7 +9,10 @@ use std::{
     net::TcpListener,
     path::{Path, PathBuf},
     process::{ExitStatus, Stdio},
-    sync::{Arc, Mutex},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc, Mutex,
+    },
     time::Duration,
 };
 
@@ -18,6 +21,7 @@ use tokio::{
     io::AsyncReadExt as _,
     net::TcpStream,
     process::{Child, ChildStdin, ChildStdout, Command},
+    sync::{OwnedSemaphorePermit, Semaphore},
     task::JoinHandle,
     time::{sleep, timeout, Instant},
 };
@@ -30,9 +34,10 @@ pub const CREDENTIAL_ENV: &str = "HOSTED_MCP_CREDENTIAL";
 /// the gateway must find the place in the document itself.
 pub const CREDENTIAL_IN_ENV: &str = "HOSTED_MCP_CREDENTIAL_IN";
 
-/// How long a gateway may take to accept TCP connections, or to exit when it
-/// refuses its document.
-pub const START_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a gateway may take, from its launch, to accept TCP connections
+/// (HTTP) or to answer the handshake (stdio), or to exit when it refuses its
+/// document. Changed with `--start-timeout`.
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Stderr kept per gateway; enough for any start-up error, bounded against a
 /// gateway that logs without end.
@@ -58,6 +63,17 @@ impl Transport {
             Self::Http => "http",
             Self::Stdio => "stdio",
         }
+    }
+}
+
+impl Transport {
+    /// The transport a scenario asks for with a tag (`@http`, `@stdio`),
+    /// else `default`.
+    pub fn of_tags<'a>(tags: impl Iterator<Item = &'a String> + Clone, default: Self) -> Self {
+        [Self::Http, Self::Stdio]
+            .into_iter()
+            .find(|t| tags.clone().any(|tag| tag == t.name()))
+            .unwrap_or(default)
     }
 }
 
@@ -174,6 +190,14 @@ impl Target {
         }
     }
 
+    /// The same gateway over stdio too, from a second template.
+    pub fn with_stdio(self, template: Template) -> Self {
+        Self {
+            stdio: Some(template),
+            ..self
+        }
+    }
+
     /// This workspace's reference gateway, offering both transports. Built
     /// first when it is not next to the harness's own executable.
     pub fn reference() -> anyhow::Result<Self> {
@@ -197,6 +221,42 @@ impl Target {
             Transport::Stdio => self.stdio.as_ref(),
         }
     }
+}
+
+/// How a run launches gateways: which one, how many at a time, and how long
+/// each may take to come up.
+///
+/// Scenarios run many at once, but launches wait for a free slot, and a
+/// gateway's start-up window opens only when its launch does: a gateway that
+/// needs seconds of CPU to start is not judged by how long it queued.
+#[derive(Debug)]
+pub struct Launcher {
+    pub target: Target,
+    pub start_timeout: Duration,
+    slots: Arc<Semaphore>,
+}
+
+impl Launcher {
+    pub fn new(target: Target, launches: usize, start_timeout: Duration) -> Self {
+        Self {
+            target,
+            start_timeout,
+            slots: Arc::new(Semaphore::new(launches.max(1))),
+        }
+    }
+
+    /// Waits for a launch slot; the launch ends when the permit is dropped.
+    pub async fn slot(&self) -> OwnedSemaphorePermit {
+        Arc::clone(&self.slots)
+            .acquire_owned()
+            .await
+            .expect("the launch semaphore is never closed")
+    }
+}
+
+/// Launches at once by default: one per CPU the harness may use.
+pub fn default_launches() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 /// Finds `hosted-mcp-gateway` beside this executable (same target directory
@@ -299,39 +359,61 @@ pub struct Gateway {
     stderr_reader: JoinHandle<()>,
     stdio: Option<(ChildStdout, ChildStdin)>,
     port: Option<u16>,
+    /// Keeps the port the gateway's until the gateway is gone.
+    reservation: Option<PortReservation>,
 }
 
 impl Gateway {
     /// Starts the gateway and, over HTTP, waits until its port accepts TCP.
     ///
-    /// The port is found free just before the launch, so another process can
-    /// take it in between (an outgoing connection's ephemeral port, say). A
-    /// gateway that exits while someone else holds its port is started again
-    /// on a fresh one: that failure is the harness's, not the gateway's.
+    /// The gateway's port is reserved for it ([`PortReservation`]), so no other
+    /// process (another scenario's upstream, an outgoing connection) can be
+    /// handed it between the harness's choice and the gateway's bind, and a
+    /// client can never reach someone else's listener by mistake. A gateway
+    /// that cannot share the reserved port (it binds without `SO_REUSEADDR`)
+    /// is launched on plain free ports from then on, and one that exits while
+    /// another process holds such a port is started again on a fresh one.
     pub async fn start(
         template: &Template,
         transport: Transport,
         launch: Launch<'_>,
+        start_timeout: Duration,
     ) -> Result<Self, StartFailure> {
         if transport == Transport::Stdio {
-            return Self::start_on(template, None, launch).await;
+            return Self::start_on(template, None, launch, start_timeout).await;
         }
+        let no_port = |e: std::io::Error| StartFailure {
+            reason: format!("no free loopback port: {e}"),
+            status: None,
+            stderr: String::new(),
+        };
         let mut attempt = 1;
         loop {
-            let port = free_port().map_err(|e| StartFailure {
-                reason: format!("no free loopback port: {e}"),
-                status: None,
-                stderr: String::new(),
-            })?;
-            match Self::start_on(template, Some(port), launch).await {
-                Err(failure)
-                    if failure.status.is_some()
-                        && attempt < PORT_ATTEMPTS
-                        && TcpListener::bind(("127.0.0.1", port)).is_err() =>
-                {
+            let reserve = !CANNOT_SHARE_PORT.load(Ordering::Relaxed);
+            let reservation = if reserve {
+                Some(PortReservation::new().map_err(no_port)?)
+            } else {
+                None
+            };
+            let port = match &reservation {
+                Some(reservation) => reservation.port,
+                None => free_port().map_err(no_port)?,
+            };
+            let started = Self::start_on(template, Some(port), launch, start_timeout).await;
+            match started {
+                Err(failure) if failure.status.is_some() && attempt < PORT_ATTEMPTS => {
+                    if reserve && says_address_in_use(&failure.stderr) {
+                        CANNOT_SHARE_PORT.store(true, Ordering::Relaxed);
+                    } else if reserve || TcpListener::bind(("127.0.0.1", port)).is_ok() {
+                        return Err(failure);
+                    }
                     attempt += 1;
                 }
-                started => return started,
+                Ok(mut gateway) => {
+                    gateway.reservation = reservation;
+                    return Ok(gateway);
+                }
+                failed => return failed,
             }
         }
     }
@@ -341,6 +423,7 @@ impl Gateway {
         template: &Template,
         port: Option<u16>,
         launch: Launch<'_>,
+        start_timeout: Duration,
     ) -> Result<Self, StartFailure> {
         let port_text = port.map(|p| p.to_string()).unwrap_or_default();
         let openapi = launch.openapi.to_string_lossy();
@@ -413,15 +496,16 @@ impl Gateway {
             stderr_reader,
             stdio,
             port,
+            reservation: None,
         };
         if let Some(port) = port {
-            gateway.wait_for_port(port).await?;
+            gateway.wait_for_port(port, start_timeout).await?;
         }
         Ok(gateway)
     }
 
-    async fn wait_for_port(&mut self, port: u16) -> Result<(), StartFailure> {
-        let deadline = Instant::now() + START_TIMEOUT;
+    async fn wait_for_port(&mut self, port: u16, within: Duration) -> Result<(), StartFailure> {
+        let deadline = Instant::now() + within;
         loop {
             if let Some(status) = self.child.try_wait().ok().flatten() {
                 return Err(self
@@ -436,8 +520,8 @@ impl Gateway {
             }
             if Instant::now() >= deadline {
                 let reason = format!(
-                    "it did not accept TCP connections on 127.0.0.1:{port} within {} s",
-                    START_TIMEOUT.as_secs()
+                    "it did not accept TCP connections on 127.0.0.1:{port} within {} s of its launch (see --start-timeout)",
+                    within.as_secs_f64()
                 );
                 return Err(self.failure(reason, None).await);
             }
@@ -463,6 +547,11 @@ impl Gateway {
             self.failure(format!("it exited ({status})"), Some(status))
                 .await,
         )
+    }
+
+    /// The gateway's exit status, if it has exited.
+    pub fn exit_status(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
     }
 
     /// What the gateway has written to stderr so far.
@@ -500,10 +589,54 @@ impl Drop for Gateway {
     }
 }
 
-/// A loopback port that was free a moment ago. The gateway binds it itself;
-/// the small race is acceptable for a test harness.
+/// A loopback port that was free a moment ago, for a gateway that cannot
+/// share a reserved one.
 fn free_port() -> std::io::Result<u16> {
     Ok(TcpListener::bind(("127.0.0.1", 0))?.local_addr()?.port())
+}
+
+/// Set once a gateway could not bind its reserved port.
+static CANNOT_SHARE_PORT: AtomicBool = AtomicBool::new(false);
+
+/// A loopback port bound with `SO_REUSEADDR` but not listening. While it is
+/// held the kernel hands the port to no one else (neither to `bind` on port
+/// 0 nor to an outgoing connection), yet a gateway that binds it with
+/// `SO_REUSEADDR` too (the default of Rust, Python, Node, Go and Java
+/// servers) can listen on it.
+#[derive(Debug)]
+struct PortReservation {
+    port: u16,
+    _socket: socket2::Socket,
+}
+
+impl PortReservation {
+    fn new() -> std::io::Result<Self> {
+        let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+        socket.set_reuse_address(true)?;
+        socket.bind(&std::net::SocketAddr::from(([127, 0, 0, 1], 0)).into())?;
+        let port = socket
+            .local_addr()?
+            .as_socket()
+            .map(|a| a.port())
+            .ok_or_else(|| std::io::Error::other("a loopback socket without a port"))?;
+        Ok(Self {
+            port,
+            _socket: socket,
+        })
+    }
+}
+
+/// Whether a gateway's last words say its port was taken.
+fn says_address_in_use(stderr: &str) -> bool {
+    let stderr = stderr.to_ascii_lowercase();
+    [
+        "address already in use",
+        "address in use",
+        "eaddrinuse",
+        "errno 98",
+    ]
+    .iter()
+    .any(|words| stderr.contains(words))
 }
 
 #[cfg(test)]
@@ -536,6 +669,20 @@ mod tests {
                 "a b"
             ]
         );
+    }
+
+    #[test]
+    fn a_reserved_port_is_handed_to_no_one_else_but_a_sharing_listener() {
+        let reservation = PortReservation::new().unwrap();
+        let handed_out: Vec<u16> = (0..200).filter_map(|_| free_port().ok()).collect();
+        assert!(!handed_out.contains(&reservation.port));
+        let sharing =
+            socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+        sharing.set_reuse_address(true).unwrap();
+        sharing
+            .bind(&std::net::SocketAddr::from(([127, 0, 0, 1], reservation.port)).into())
+            .unwrap();
+        sharing.listen(1).unwrap();
     }
 
     #[test]

@@ -18,11 +18,14 @@
 //!   and JSON, and the verdict.
 //! - [`run`]: ties them together for the `hosted-mcp-conformance` binary.
 
+pub mod catalogue;
 pub mod client;
+pub mod kit;
 pub mod launch;
 pub mod placement;
 pub mod raw;
 pub mod report;
 pub mod run;
 pub mod steps;
+pub mod wire;
 pub mod world;

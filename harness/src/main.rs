@@ -1,113 +1,254 @@
 //! `hosted-mcp-conformance`: runs the conformance suite against a gateway.
 
-use std::{path::PathBuf, process::ExitCode};
+use std::{path::PathBuf, process::ExitCode, time::Duration};
 
-use clap::Parser;
+use clap::{Args, Parser, Subcommand};
 use hosted_mcp_conformance::{
-    launch::{Target, Template, Transport},
-    run::{run, Options},
+    launch::{default_launches, Target, Template, Transport, DEFAULT_START_TIMEOUT},
+    report::{ExpectedEntry, ExpectedFailures, Shard, EXIT_USAGE},
+    run::{merge, run, Options, Reports},
 };
 
 /// Checks an OpenAPI-to-MCP gateway against the conformance rules.
 ///
-/// Every rule in docs/rules.md is a Gherkin scenario in the features
-/// directory. For each scenario the harness starts a mock upstream API,
-/// writes the scenario's OpenAPI document to a temporary file, launches the
-/// gateway on it and talks MCP to it as a client would.
+/// Every rule in docs/rules.md is a Gherkin scenario; the scenarios are
+/// built into this program. For each scenario the harness starts a mock
+/// upstream API, writes the scenario's OpenAPI document to a temporary file,
+/// launches the gateway on it and talks MCP to it as a client would.
 ///
 /// Without --gateway, the reference gateway of this workspace is used (built
 /// first if needed). See harness/LAUNCH.md for how to plug in another one.
 #[derive(Debug, Parser)]
 #[command(
     name = "hosted-mcp-conformance",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (rules revision ", include_str!(concat!(env!("OUT_DIR"), "/rules_revision.txt")), ")"),
+    args_conflicts_with_subcommands = true,
     after_help = "\
 Examples:
   hosted-mcp-conformance
-      run every scenario against the reference gateway over HTTP
+      every scenario against the reference gateway over HTTP
+  hosted-mcp-conformance --gateway 'node gw.js --spec {openapi} --upstream {base_url} --port {port}'
+      check your gateway over HTTP
+  hosted-mcp-conformance --gateway '...{port}' --stdio-gateway 'node gw.js --spec {openapi} --upstream {base_url} --stdio'
+      check both transports in one run
   hosted-mcp-conformance --tags '@TC-NAME-007'
-      run the scenarios of one rule
-  hosted-mcp-conformance --transport stdio --gateway 'python -m mygw --spec {openapi} --upstream {base_url}'
-      check a Python gateway over stdio
-  hosted-mcp-conformance --junit reports/junit.xml --json reports/rules.json --strict
-      write reports for CI and fail on recommended rules too
+      the scenarios of one rule
+  hosted-mcp-conformance --gateway '...' --expected-failures known.txt --junit junit.xml --json rules.json --html report.html
+      gate a CI job on a baseline, with reports
+  hosted-mcp-conformance --gateway '...' --shard 2/4 --json shard-2.json
+  hosted-mcp-conformance merge shard-*.json --junit junit.xml --html report.html
+      split a slow gateway's run over a CI matrix, then join the reports
 
-Exit status: 0 when every required rule passed (and, with --strict, every
-recommended one); 1 when a scenario failed or was skipped, or none ran;
-2 on bad usage. The last line printed is `N passed, N failed`."
+Exit status:
+  0  every required rule passed (recommended rules not met, expected failures
+     and scenarios not run are reported, and do not fail the run)
+  1  a required rule failed (with --strict, also a recommended rule), or an
+     expected failure now passes (stale)
+  2  bad usage: an option, a template, an unreadable expected-failures file
+  3  nothing failed, but not everything could be judged: the gateway did not
+     start or crashed, a step has no definition, or no scenario ran
+The last line printed is `N passed, N failed`, followed by the other counts."
 )]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Join the JSON reports of several runs (the shards of a CI matrix, or an
+    /// HTTP and a stdio run) into one report: terminal, JUnit, JSON, HTML.
+    Merge {
+        /// The JSON reports written with --json.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+}
+
+#[derive(Debug, Args)]
+struct RunArgs {
     /// Command that starts the gateway under test. Placeholders: {openapi}
     /// (the document's path), {base_url} (the mock upstream), {port} (the
     /// port to listen on, HTTP only). The credential is in the environment
-    /// variable HOSTED_MCP_CREDENTIAL.
+    /// variable HOSTED_MCP_CREDENTIAL, where it goes in HOSTED_MCP_CREDENTIAL_IN.
+    /// It speaks the transport of --transport.
     #[arg(long, value_name = "TEMPLATE")]
     gateway: Option<String>,
 
-    /// How to speak MCP to the gateway: Streamable HTTP at
+    /// A second command, for the same gateway over stdio, when --gateway is
+    /// the HTTP one: scenarios of both transports then run in one go.
+    #[arg(long, value_name = "TEMPLATE", requires = "gateway")]
+    stdio_gateway: Option<String>,
+
+    /// How to speak MCP to the --gateway command: Streamable HTTP at
     /// http://127.0.0.1:{port}/mcp, or the child's stdin/stdout. Scenarios
-    /// tagged @http or @stdio use that transport when the gateway offers it.
+    /// tagged @http or @stdio need that transport; the others use this one.
     #[arg(long, value_enum, default_value_t = Transport::Http)]
     transport: Transport,
 
-    /// Directory of .feature files.
-    #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../features"))]
-    features: PathBuf,
+    /// A folder of .feature files to run instead of the built-in scenarios.
+    #[arg(long, value_name = "DIR")]
+    features: Option<PathBuf>,
 
     /// Run only scenarios matching this tag expression, e.g. '@TC-NAME-007'
     /// or '@TC-PROTO-002 or @TC-PROTO-003' or 'not @recommended'.
     #[arg(long, value_name = "EXPR")]
     tags: Option<cucumber::gherkin::tagexpr::TagOperation>,
 
-    /// Write a JUnit XML report here (one test case per scenario).
+    /// Run one part of the suite, I of N (from 1): a stable split by
+    /// scenario, for a CI matrix; join the parts' --json reports with `merge`.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<Shard>,
+
+    /// How many scenarios run at once.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    concurrency: usize,
+
+    /// How many gateways may be starting at once; the others wait their
+    /// turn, and a gateway's start-up window opens only with its launch.
+    /// Default: the number of CPUs.
+    #[arg(long, value_name = "N")]
+    launches: Option<usize>,
+
+    /// How long a gateway may take from its launch to accept TCP connections
+    /// (HTTP) or answer the handshake (stdio), or to exit when it refuses its
+    /// document.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_START_TIMEOUT.as_secs_f64())]
+    start_timeout: f64,
+
+    /// Print every step of every scenario as it runs, not just progress and
+    /// what failed.
+    #[arg(long, short)]
+    verbose: bool,
+
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+struct OutputArgs {
+    /// Write a JUnit XML report here: one test case per scenario; only broken
+    /// required rules are failures, start-up problems are errors.
     #[arg(long, value_name = "PATH")]
     junit: Option<PathBuf>,
 
-    /// Write a JSON report here (each rule with its status and scenarios).
+    /// Write a JSON report here: the verdict, each rule with its level,
+    /// source and scenarios, and each scenario in full (see `merge`).
     #[arg(long, value_name = "PATH")]
     json: Option<PathBuf>,
+
+    /// Write a self-contained HTML report here (opens from disk, no network).
+    #[arg(long, value_name = "PATH")]
+    html: Option<PathBuf>,
+
+    /// Failures known and accepted for now: lines of `KEY -- REASON`, KEY a
+    /// rule ID or a scenario's name. They do not fail the run; a listed one
+    /// that passes fails it as stale.
+    #[arg(long, value_name = "FILE")]
+    expected_failures: Option<PathBuf>,
 
     /// Fail the run on recommended rules too, not only required ones.
     #[arg(long)]
     strict: bool,
+}
 
-    /// How many scenarios run at once.
-    #[arg(long, value_name = "N", default_value_t = 64)]
-    concurrency: usize,
+impl OutputArgs {
+    fn reports(&self) -> Reports {
+        Reports {
+            junit: self.junit.clone(),
+            json: self.json.clone(),
+            html: self.html.clone(),
+        }
+    }
+
+    fn expected(&self) -> anyhow::Result<Vec<ExpectedEntry>> {
+        Ok(match &self.expected_failures {
+            Some(path) => ExpectedFailures::read(path)?.entries,
+            None => Vec::new(),
+        })
+    }
+}
+
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    let (index, count) = text
+        .split_once('/')
+        .ok_or("write the shard as I/N, e.g. 2/4")?;
+    let index: u32 = index.trim().parse().map_err(|_| "I is not a number")?;
+    let count: u32 = count.trim().parse().map_err(|_| "N is not a number")?;
+    if count == 0 || index == 0 || index > count {
+        return Err(format!("shard {index}/{count}: I goes from 1 to N"));
+    }
+    Ok(Shard { index, count })
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    let target = match &cli.gateway {
+    let outcome = match cli.command {
+        Some(Command::Merge { reports, output }) => (|| {
+            let expected = output.expected().map_err(usage)?;
+            merge(&reports, &expected, &output.reports()).map_err(failure)
+        })(),
+        None => run_suite(cli.run).await,
+    };
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(code) => ExitCode::from(code),
+    }
+}
+
+async fn run_suite(args: RunArgs) -> Result<u8, u8> {
+    let target = match &args.gateway {
         Some(text) => {
-            Template::parse(text, cli.transport).map(|t| Target::custom(t, cli.transport))
+            let main = Template::parse(text, args.transport).map_err(usage)?;
+            let mut target = Target::custom(main, args.transport);
+            if let Some(stdio) = &args.stdio_gateway {
+                if args.transport == Transport::Stdio {
+                    return Err(usage(anyhow::anyhow!(
+                        "--stdio-gateway goes with an HTTP --gateway; drop --transport stdio"
+                    )));
+                }
+                target =
+                    target.with_stdio(Template::parse(stdio, Transport::Stdio).map_err(usage)?);
+            }
+            target
         }
-        None => Target::reference(),
+        None => Target::reference().map_err(usage)?,
     };
-    let target = match target {
-        Ok(target) => target,
-        Err(error) => {
-            eprintln!("hosted-mcp-conformance: {error:#}");
-            return ExitCode::from(2);
-        }
-    };
+    if !(args.start_timeout.is_finite() && args.start_timeout > 0.0) {
+        return Err(usage(anyhow::anyhow!(
+            "--start-timeout must be a positive number of seconds"
+        )));
+    }
     let options = Options {
         target,
-        transport: cli.transport,
-        features: cli.features,
-        tags: cli.tags,
-        junit: cli.junit,
-        json: cli.json,
-        strict: cli.strict,
-        concurrency: cli.concurrency.max(1),
+        transport: args.transport,
+        features: args.features,
+        tags: args.tags,
+        reports: args.output.reports(),
+        strict: args.output.strict,
+        concurrency: args.concurrency.max(1),
+        launches: args.launches.unwrap_or_else(default_launches).max(1),
+        start_timeout: Duration::from_secs_f64(args.start_timeout),
+        expected: args.output.expected().map_err(usage)?,
+        shard: args.shard,
+        verbose: args.verbose,
     };
-    match run(options).await {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(error) => {
-            eprintln!("hosted-mcp-conformance: {error:#}");
-            ExitCode::FAILURE
-        }
-    }
+    run(options).await.map_err(failure)
+}
+
+fn usage(error: anyhow::Error) -> u8 {
+    eprintln!("hosted-mcp-conformance: {error:#}");
+    EXIT_USAGE
+}
+
+/// The harness itself failed (a report it could not write, say): the run
+/// could not be judged.
+fn failure(error: anyhow::Error) -> u8 {
+    eprintln!("hosted-mcp-conformance: {error:#}");
+    hosted_mcp_conformance::report::EXIT_ERROR
 }

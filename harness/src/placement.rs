@@ -81,7 +81,10 @@ mod tests {
         "components: {securitySchemes: {k: {type: apiKey, in: query, name: token}}}",
         "query:token"
     )]
-    #[case::basic("components: {securitySchemes: {b: {type: http, scheme: Basic}}}", "basic")]
+    #[case::basic(
+        "components: {securitySchemes: {b: {type: http, scheme: Basic}}}",
+        "basic"
+    )]
     #[case::swagger_basic("securityDefinitions: {b: {type: basic}}", "basic")]
     #[case::oauth("components: {securitySchemes: {o: {type: oauth2}}}", "bearer")]
     #[case::requirement_first(
@@ -92,7 +95,10 @@ mod tests {
         "components: {securitySchemes: {d: {type: http, scheme: digest}, c: {type: apiKey, in: cookie, name: s}, n: {type: apiKey, in: header, name: ''}, k: {type: apiKey, in: header, name: X-Shop}}}\nsecurity: [{d: []}, {c: []}, {n: []}]",
         "header:X-Shop"
     )]
-    #[case::none_usable("components: {securitySchemes: {d: {type: http, scheme: digest}}}", "bearer")]
+    #[case::none_usable(
+        "components: {securitySchemes: {d: {type: http, scheme: digest}}}",
+        "bearer"
+    )]
     fn places_the_credential_as_tc_req_017_says(#[case] document: &str, #[case] expected: &str) {
         assert_eq!(credential_in(document), expected);
     }

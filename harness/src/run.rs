@@ -1,12 +1,15 @@
-//! One run of the suite: pick the scenarios, run them, report, decide.
+//! One run of the suite: pick the scenarios, run them, report, decide; and
+//! the merging of several runs' JSON reports into one.
 
 use std::{
+    collections::BTreeMap,
     io,
     path::PathBuf,
     sync::{
         atomic::{AtomicUsize, Ordering},
-        Arc,
+        Arc, Mutex,
     },
+    time::Duration,
 };
 
 use anyhow::Context as _;
@@ -20,9 +23,13 @@ use cucumber::{
 use futures::FutureExt as _;
 
 use crate::{
-    launch::{Target, Transport},
+    kit,
+    launch::{Launcher, Target, Transport},
     placement,
-    report::{Recorder, Summary},
+    report::{
+        recorder::Origin, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport, Shard,
+        Status, Summary,
+    },
     world::GatewayWorld,
 };
 
@@ -32,26 +39,69 @@ pub struct Options {
     pub target: Target,
     /// The transport of scenarios that do not ask for one (`@http`, `@stdio`).
     pub transport: Transport,
-    pub features: PathBuf,
+    /// A folder of feature files instead of the embedded ones.
+    pub features: Option<PathBuf>,
     pub tags: Option<TagOperation>,
-    pub junit: Option<PathBuf>,
-    pub json: Option<PathBuf>,
+    pub reports: Reports,
     pub strict: bool,
     /// Scenarios run at once.
     pub concurrency: usize,
+    /// Gateways launching at once.
+    pub launches: usize,
+    /// How long a gateway may take to come up, from its launch.
+    pub start_timeout: Duration,
+    pub expected: Vec<ExpectedEntry>,
+    pub shard: Option<Shard>,
+    /// Every step of every scenario, as cucumber prints them.
+    pub verbose: bool,
 }
 
-/// Runs the suite, prints the per-rule table and, last, `N passed, N failed`.
-/// Returns whether the run succeeded.
-pub async fn run(options: Options) -> anyhow::Result<bool> {
-    let target = Arc::new(options.target);
-    let default_transport = options.transport;
-    let not_offered = Arc::new(AtomicUsize::new(0));
+/// Where to write reports besides the terminal.
+#[derive(Debug, Default)]
+pub struct Reports {
+    pub junit: Option<PathBuf>,
+    pub json: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+}
 
+/// Runs the suite, prints the outcome and, last, the counts line. Returns
+/// the exit status.
+pub async fn run(options: Options) -> anyhow::Result<u8> {
+    let (features, embedded) = match options.features {
+        Some(folder) => (folder, false),
+        None => (
+            kit::features_folder().context("cannot write the embedded scenarios to disk")?,
+            true,
+        ),
+    };
+    let origin = Origin {
+        features: features.clone(),
+        embedded,
+        default_transport: options.transport,
+    };
+    let mut gateway = BTreeMap::new();
+    for transport in [Transport::Http, Transport::Stdio] {
+        if let Some(template) = options.target.template(transport) {
+            gateway.insert(transport.name().to_owned(), template.to_string());
+        }
+    }
+    let mut summary = Summary::new(gateway, options.strict);
+    summary.shards.extend(options.shard);
+    let launcher = Arc::new(Launcher::new(
+        options.target,
+        options.launches,
+        options.start_timeout,
+    ));
+
+    let selected = Arc::new(AtomicUsize::new(0));
+    let not_offered: Arc<Mutex<Vec<ScenarioReport>>> = Arc::default();
     let filter = {
-        let target = Arc::clone(&target);
+        let launcher = Arc::clone(&launcher);
+        let selected = Arc::clone(&selected);
         let not_offered = Arc::clone(&not_offered);
+        let origin = origin.clone();
         let tags = options.tags;
+        let shard = options.shard;
         move |feature: &gherkin::Feature,
               rule: Option<&gherkin::Rule>,
               scenario: &gherkin::Scenario| {
@@ -63,33 +113,51 @@ pub async fn run(options: Options) -> anyhow::Result<bool> {
             if !tags.as_ref().is_none_or(|t| t.eval(all_tags)) {
                 return false;
             }
-            let transport = transport_of(feature, scenario, default_transport);
-            let offered = target.template(transport).is_some();
-            if !offered {
-                not_offered.fetch_add(1, Ordering::Relaxed);
+            if let Some(shard) = shard {
+                if !in_shard(feature, scenario, shard) {
+                    return false;
+                }
             }
-            offered
+            let transport = Transport::of_tags(
+                feature.tags.iter().chain(&scenario.tags),
+                origin.default_transport,
+            );
+            if launcher.target.template(transport).is_none() {
+                let mut report = crate::report::recorder::scenario_report(
+                    &origin,
+                    feature,
+                    scenario,
+                    Status::NotRun,
+                );
+                report.failure = Some(Failure {
+                    summary: format!("the gateway under test was given no {transport} command"),
+                    ..Failure::default()
+                });
+                not_offered
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(report);
+                return false;
+            }
+            selected.fetch_add(1, Ordering::Relaxed);
+            true
         }
     };
 
-    let writer = Recorder::new(writer::Basic::raw(
-        io::stdout(),
-        Coloring::Auto,
-        Verbosity::Default,
-    ))
-    .normalized();
+    let verbose_writer = options
+        .verbose
+        .then(|| writer::Basic::raw(io::stdout(), Coloring::Auto, Verbosity::Default).normalized());
+    let progress = Progress::new(Arc::clone(&selected), options.verbose);
+    let recorder = Recorder::new(summary, origin, progress, verbose_writer).assert_normalized();
+    let default_transport = options.transport;
     let finished = GatewayWorld::cucumber()
         .max_concurrent_scenarios(options.concurrency)
         .before(move |feature, _, scenario, world| {
-            let from_document = feature
-                .tags
-                .iter()
-                .chain(&scenario.tags)
-                .any(|tag| tag == placement::FROM_DOCUMENT_TAG);
+            let tags = || feature.tags.iter().chain(&scenario.tags);
             world.configure(
-                Arc::clone(&target),
-                transport_of(feature, scenario, default_transport),
-                !from_document,
+                Arc::clone(&launcher),
+                Transport::of_tags(tags(), default_transport),
+                !tags().any(|tag| tag == placement::FROM_DOCUMENT_TAG),
             );
             async {}.boxed_local()
         })
@@ -99,54 +167,84 @@ pub async fn run(options: Options) -> anyhow::Result<bool> {
             }
             async {}.boxed_local()
         })
-        .with_writer(writer)
+        .with_writer(recorder)
         .with_cli(cli::Opts::<_, _, _, cli::Empty>::default())
-        .filter_run(&options.features, filter)
+        .filter_run(&features, filter)
         .await;
-    let summary = finished.inner_writer().summary();
+    finished.progress().end();
+    let mut summary = finished.summary().clone();
+    summary.scenarios.extend(
+        not_offered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..),
+    );
+    summary.apply_expected(&options.expected);
+    finish(&summary, &options.reports)
+}
 
-    let skipped_for_transport = not_offered.load(Ordering::Relaxed);
-    if skipped_for_transport > 0 {
-        println!(
-            "\n{skipped_for_transport} scenario(s) not run: they need a transport this gateway was not given (see --transport)"
-        );
-    }
-    print!("{}", summary.table(options.strict));
-    write_reports(summary, &options.junit, &options.json, options.strict)?;
-    let reasons = summary.verdict(options.strict);
-    for reason in &reasons {
-        println!("run failed: {reason}");
-    }
+/// Prints the outcome, writes the reports and returns the exit status.
+pub fn finish(summary: &Summary, reports: &Reports) -> anyhow::Result<u8> {
+    print!(
+        "{}",
+        summary.terminal(crate::report::terminal::Style::detect())
+    );
+    write_reports(summary, reports)?;
     println!("{}", summary.last_line());
-    Ok(reasons.is_empty())
+    Ok(summary.verdict().exit_code)
 }
 
-/// `@http` or `@stdio` on a scenario (or its feature) fixes its transport.
-fn transport_of(
-    feature: &gherkin::Feature,
-    scenario: &gherkin::Scenario,
-    default: Transport,
-) -> Transport {
-    let tags = || feature.tags.iter().chain(&scenario.tags);
-    [Transport::Http, Transport::Stdio]
-        .into_iter()
-        .find(|t| tags().any(|tag| tag == t.name()))
-        .unwrap_or(default)
+/// Merges the JSON reports of several runs (shards, or an HTTP and a stdio
+/// run) and reports them as one run.
+pub fn merge(
+    parts: &[PathBuf],
+    expected: &[ExpectedEntry],
+    reports: &Reports,
+) -> anyhow::Result<u8> {
+    let mut summaries = Vec::new();
+    for path in parts {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        summaries.push(Summary::from_json(&text, &path.display().to_string())?);
+    }
+    let mut merged = Summary::merge(summaries)?;
+    merged.apply_expected(expected);
+    finish(&merged, reports)
 }
 
-fn write_reports(
-    summary: &Summary,
-    junit: &Option<PathBuf>,
-    json: &Option<PathBuf>,
-    strict: bool,
-) -> anyhow::Result<()> {
-    if let Some(path) = junit {
-        std::fs::write(path, summary.junit()?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some(path) = json {
-        let text = serde_json::to_string_pretty(&summary.json(strict))?;
-        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
-    }
+/// Whether a scenario falls in `shard`: a stable hash of its file name and
+/// line, so every shard of a CI matrix computes the same split.
+fn in_shard(feature: &gherkin::Feature, scenario: &gherkin::Scenario, shard: Shard) -> bool {
+    let file = feature
+        .path
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| feature.name.clone());
+    let key = format!("{file}:{}", scenario.position.line);
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    });
+    hash % u64::from(shard.count) == u64::from(shard.index - 1)
+}
+
+fn write_reports(summary: &Summary, reports: &Reports) -> anyhow::Result<()> {
+    let write = |path: &Option<PathBuf>, text: String| -> anyhow::Result<()> {
+        if let Some(path) = path {
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("cannot create {}", parent.display()))?;
+            }
+            std::fs::write(path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        Ok(())
+    };
+    write(&reports.junit, summary.junit()?)?;
+    write(
+        &reports.json,
+        serde_json::to_string_pretty(&summary.json())?,
+    )?;
+    write(&reports.html, summary.html())?;
     Ok(())
 }

@@ -15,10 +15,11 @@ use std::{
 use anyhow::{anyhow, bail, Context as _};
 use mock_upstream::Upstream;
 use serde_json::Value;
+use tokio::sync::OwnedSemaphorePermit;
 
 use crate::{
     client::{CallOutcome, Era, McpClient},
-    launch::{Gateway, Launch, StartFailure, Target, Transport, START_TIMEOUT},
+    launch::{Gateway, Launch, Launcher, StartFailure, Transport},
     placement,
     raw::RawHttp,
 };
@@ -66,7 +67,9 @@ impl fmt::Display for StepFailure {
 #[world(init = Self::new)]
 pub struct GatewayWorld {
     upstream: DropElsewhere<Upstream>,
-    target: Option<Arc<Target>>,
+    launcher: Option<Arc<Launcher>>,
+    /// This scenario's turn to launch, held while its gateway comes up.
+    slot: Option<OwnedSemaphorePermit>,
     transport: Transport,
     /// Whether the gateway is told where the credential goes (see [`placement`]).
     hint_credential: bool,
@@ -77,6 +80,34 @@ pub struct GatewayWorld {
     last_call: Option<CallOutcome>,
     raw: Option<RawHttp>,
     dir: Option<ScenarioDir>,
+    /// Set by the step that puts starting itself under test.
+    start_under_test: bool,
+    /// Set when the scenario expects the gateway to exit (a refused document).
+    exit_expected: bool,
+    /// Why the gateway did not come up, if it did not.
+    start_failure: Option<StartFailure>,
+    /// The gateway's last state, kept when the scenario ends.
+    ended: Option<Ended>,
+}
+
+/// What the gateway left behind when its scenario ended.
+#[derive(Debug, Clone)]
+struct Ended {
+    stderr: String,
+    /// Its exit status, when it exited on its own before the end.
+    exited: Option<std::process::ExitStatus>,
+}
+
+/// What a report shows about a scenario besides its failed step: whether
+/// it could be judged at all, the gateway's stderr, and what the upstream got.
+#[derive(Debug, Clone, Default)]
+pub struct Diagnostics {
+    /// Why the scenario could not be judged (the gateway did not start, or
+    /// crashed); `None` when the failure is a verdict on the gateway.
+    pub not_judged: Option<String>,
+    pub stderr: String,
+    /// Every request the mock upstream received, as text.
+    pub upstream: Vec<String>,
 }
 
 /// A launched gateway; the session is dropped before the process.
@@ -108,7 +139,8 @@ impl GatewayWorld {
                     .await
                     .context("cannot start the mock upstream")?,
             ),
-            target: None,
+            launcher: None,
+            slot: None,
             transport: Transport::Http,
             hint_credential: true,
             era: Era::default(),
@@ -118,6 +150,10 @@ impl GatewayWorld {
             last_call: None,
             raw: None,
             dir: None,
+            start_under_test: false,
+            exit_expected: false,
+            start_failure: None,
+            ended: None,
         })
     }
 
@@ -125,20 +161,67 @@ impl GatewayWorld {
     /// where the credential goes; done by the runner before each scenario.
     pub(crate) fn configure(
         &mut self,
-        target: Arc<Target>,
+        launcher: Arc<Launcher>,
         transport: Transport,
         hint_credential: bool,
     ) {
-        self.target = Some(target);
+        self.launcher = Some(launcher);
         self.transport = transport;
         self.hint_credential = hint_credential;
     }
 
     /// Stops the gateway and ends the session; done after each scenario.
+    /// What the gateway left (stderr, an exit of its own) is kept for the report.
     pub(crate) fn teardown(&mut self) {
+        if let Some(running) = &mut self.running {
+            self.ended = Some(Ended {
+                stderr: running.gateway.stderr(),
+                exited: running.gateway.exit_status(),
+            });
+        }
         self.raw = None;
         self.running = None;
         self.dir = None;
+        self.slot = None;
+    }
+
+    /// Puts starting itself under test: a gateway that exits at start-up in
+    /// this scenario breaks the scenario's rule, rather than leaving it unjudged.
+    pub fn put_start_under_test(&mut self) {
+        self.start_under_test = true;
+    }
+
+    /// What the report shows besides the failed step; see [`Diagnostics`].
+    pub fn diagnostics(&self) -> Diagnostics {
+        let stderr = match (&self.running, &self.ended, &self.start_failure) {
+            (Some(running), _, _) => running.gateway.stderr(),
+            (None, Some(ended), _) => ended.stderr.clone(),
+            (None, None, Some(failure)) => failure.stderr.clone(),
+            (None, None, None) => String::new(),
+        };
+        let crashed = self
+            .ended
+            .as_ref()
+            .and_then(|e| e.exited)
+            .filter(|status| !status.success() && !self.exit_expected);
+        let not_judged = match (&self.start_failure, crashed) {
+            (Some(failure), _) if failure.status.is_some() && self.start_under_test => None,
+            (Some(failure), _) => Some(format!("the gateway did not start: {}", failure.reason)),
+            (None, Some(status)) => {
+                Some(format!("the gateway exited during the scenario ({status})"))
+            }
+            (None, None) => None,
+        };
+        Diagnostics {
+            not_judged,
+            stderr,
+            upstream: self
+                .upstream
+                .requests()
+                .iter()
+                .map(crate::steps::call_support::describe)
+                .collect(),
+        }
     }
 
     /// Stops the gateway and launches it again on the same document.
@@ -237,7 +320,8 @@ impl GatewayWorld {
         headers: &[(String, String)],
     ) -> anyhow::Result<&CallOutcome> {
         let url = self.mcp_url().await?;
-        let client = McpClient::over_http(&url, &self.era, headers).await?;
+        let client =
+            McpClient::over_http(&url, &self.era, headers, crate::client::CONNECT_TIMEOUT).await?;
         let outcome = client.call_tool(name, arguments).await;
         client.close().await;
         Ok(self.last_call.insert(outcome?))
@@ -274,6 +358,7 @@ impl GatewayWorld {
     /// Launches the gateway expecting it to refuse the document: it must exit
     /// on its own, with a failure status, within the start-up time.
     pub async fn start_refused(&mut self) -> anyhow::Result<StartFailure> {
+        self.exit_expected = true;
         let failure = match self.spawn().await? {
             Err(failure) if failure.status.is_some() => failure,
             Err(failure) => {
@@ -282,6 +367,7 @@ impl GatewayWorld {
             Ok(mut gateway) => match self.exits_at_start(&mut gateway).await {
                 Some(failure) => failure,
                 None => {
+                    self.slot = None;
                     self.running = Some(Running {
                         client: None,
                         gateway,
@@ -289,13 +375,17 @@ impl GatewayWorld {
                     bail!(
                         "the gateway is running ({}) although it should have refused its document",
                         match self.transport {
-                            Transport::Http => "its port accepts connections",
-                            Transport::Stdio => "still alive after 10 s",
+                            Transport::Http => "its port accepts connections".to_owned(),
+                            Transport::Stdio => format!(
+                                "still alive {} s after its launch",
+                                self.start_timeout().as_secs_f64()
+                            ),
                         }
                     )
                 }
             },
         };
+        self.slot = None;
         if failure.status.is_some_and(|s| s.success()) {
             bail!(
                 "the gateway exited with success although it refused its document:\n{}",
@@ -310,19 +400,32 @@ impl GatewayWorld {
     async fn exits_at_start(&self, gateway: &mut Gateway) -> Option<StartFailure> {
         match self.transport {
             Transport::Http => None,
-            Transport::Stdio => gateway.exit_within(START_TIMEOUT).await,
+            Transport::Stdio => gateway.exit_within(self.start_timeout()).await,
         }
+    }
+
+    fn start_timeout(&self) -> std::time::Duration {
+        self.launcher
+            .as_ref()
+            .map_or(crate::launch::DEFAULT_START_TIMEOUT, |l| l.start_timeout)
     }
 
     async fn session(&mut self) -> anyhow::Result<&McpClient> {
         self.launched().await?;
         let running = self.running.as_mut().context("no gateway")?;
         if running.client.is_none() {
+            // Over stdio the handshake is the start-up: it gets the window.
+            let within = self
+                .launcher
+                .as_ref()
+                .map_or(crate::launch::DEFAULT_START_TIMEOUT, |l| l.start_timeout)
+                .max(crate::client::CONNECT_TIMEOUT);
             let client = match (running.gateway.mcp_url(), running.gateway.take_stdio()) {
-                (Some(url), _) => McpClient::over_http(&url, &self.era, &[]).await,
-                (None, Some(pipes)) => McpClient::over_stdio(pipes, &self.era).await,
+                (Some(url), _) => McpClient::over_http(&url, &self.era, &[], within).await,
+                (None, Some(pipes)) => McpClient::over_stdio(pipes, &self.era, within).await,
                 (None, None) => Err(anyhow!("the gateway's stdio session was already used")),
             };
+            self.slot = None;
             let client = match client {
                 Ok(client) => client,
                 Err(error) => {
@@ -342,7 +445,16 @@ impl GatewayWorld {
 
     async fn launched(&mut self) -> anyhow::Result<()> {
         if self.running.is_none() {
-            let gateway = self.spawn().await?.map_err(anyhow::Error::new)?;
+            let gateway = match self.spawn().await? {
+                Ok(gateway) => gateway,
+                Err(failure) => {
+                    self.start_failure = Some(failure.clone());
+                    return Err(failure.into());
+                }
+            };
+            if self.transport == Transport::Http {
+                self.slot = None;
+            }
             self.running = Some(Running {
                 client: None,
                 gateway,
@@ -362,11 +474,12 @@ impl GatewayWorld {
         let credential_in = self
             .hint_credential
             .then(|| placement::credential_in(&document));
-        let target = self
-            .target
-            .as_deref()
-            .context("the world was not configured")?;
-        let template = target.template(self.transport).with_context(|| {
+        let launcher = Arc::clone(
+            self.launcher
+                .as_ref()
+                .context("the world was not configured")?,
+        );
+        let template = launcher.target.template(self.transport).with_context(|| {
             format!(
                 "the gateway under test offers no {} transport",
                 self.transport
@@ -389,7 +502,10 @@ impl GatewayWorld {
             credential: &self.credential,
             credential_in: credential_in.as_deref(),
         };
-        let started = Gateway::start(template, self.transport, launch).await;
+        // The start-up window opens with the launch, not while waiting for a turn.
+        self.slot = Some(launcher.slot().await);
+        let started =
+            Gateway::start(template, self.transport, launch, launcher.start_timeout).await;
         self.dir = Some(dir);
         Ok(started)
     }

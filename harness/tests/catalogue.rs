@@ -17,7 +17,7 @@ fn catalogue() -> BTreeMap<String, String> {
         .filter_map(|line| {
             let cells: Vec<&str> = line.split('|').map(str::trim).collect();
             match cells.as_slice() {
-                ["", id, level, _, ""] if id.starts_with("TC-") => {
+                ["", id, level, _, _, ""] if id.starts_with("TC-") => {
                     Some((id.to_string(), level.to_string()))
                 }
                 _ => None,

@@ -1,40 +1,34 @@
-//! JUnit XML: one test suite per feature, one test case per scenario, named
+//! JUnit XML: one test suite per section, one test case per scenario, named
 //! by its rule IDs so CI dashboards show which rule broke.
+//!
+//! Only a broken required rule is a `<failure>`; a scenario that could not be
+//! judged (the gateway did not start) is an `<error>`. Recommended rules not
+//! met, expected failures and scenarios not run are `<skipped>` with the
+//! reason, so they never fail a CI job (with `--strict`, recommended misses
+//! are failures).
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::{Outcome, Summary};
+use super::{ScenarioReport, Status, Summary};
 
 impl Summary {
     /// The run as a JUnit XML document.
     pub fn junit(&self) -> anyhow::Result<String> {
-        let mut report = Report::new("hosted-mcp-conformance");
+        let mut report = Report::new(format!("{} {}", self.kit.name, self.kit.version));
         let mut suites: Vec<TestSuite> = Vec::new();
         for scenario in &self.scenarios {
-            let status = match &scenario.outcome {
-                Outcome::Passed => TestCaseStatus::success(),
-                Outcome::Failed(message) | Outcome::Skipped(message) => {
-                    let mut status = TestCaseStatus::non_success(if scenario.recommended {
-                        // A recommended rule is a warning unless the run is strict;
-                        // `error` keeps it visible without reading as a broken requirement.
-                        NonSuccessKind::Error
-                    } else {
-                        NonSuccessKind::Failure
-                    });
-                    status
-                        .set_message(message.lines().next().unwrap_or_default())
-                        .set_description(message.as_str())
-                        .set_type(scenario.outcome.label());
-                    status
-                }
-            };
-            let mut case = TestCase::new(scenario.title(), status);
-            case.set_classname(format!("{}.{}", scenario.level(), scenario.feature));
-            let suite_name = scenario.file.as_deref().unwrap_or(&scenario.feature);
-            let index = match suites.iter().position(|s| s.name.as_str() == suite_name) {
+            let mut case = TestCase::new(scenario.title(), self.junit_status(scenario));
+            case.set_classname(format!("{}.{}", scenario.level.name(), scenario.section));
+            case.set_time(std::time::Duration::from_secs_f64(
+                scenario.seconds.max(0.0),
+            ));
+            let index = match suites
+                .iter()
+                .position(|s| s.name.as_str() == scenario.section)
+            {
                 Some(index) => index,
                 None => {
-                    suites.push(TestSuite::new(suite_name));
+                    suites.push(TestSuite::new(scenario.section.as_str()));
                     suites.len() - 1
                 }
             };
@@ -43,36 +37,70 @@ impl Summary {
         report.add_test_suites(suites);
         Ok(report.to_string()?)
     }
+
+    fn junit_status(&self, scenario: &ScenarioReport) -> TestCaseStatus {
+        let summary = scenario.summary().unwrap_or_default();
+        let description = scenario
+            .failure
+            .as_ref()
+            .map(|f| super::terminal::failure_text(scenario, f))
+            .unwrap_or_default();
+        let non_success = |kind: NonSuccessKind, label: &str| {
+            let mut status = TestCaseStatus::non_success(kind);
+            status
+                .set_message(summary)
+                .set_description(description.as_str())
+                .set_type(label);
+            status
+        };
+        let skipped = |message: String| {
+            let mut status = TestCaseStatus::skipped();
+            status.set_message(message);
+            status
+        };
+        match scenario.status {
+            Status::Passed => TestCaseStatus::success(),
+            Status::Failed => non_success(NonSuccessKind::Failure, "failed"),
+            Status::NotMet if self.strict => {
+                non_success(NonSuccessKind::Failure, "recommended rule not met")
+            }
+            Status::NotMet => skipped(format!("recommended rule not met: {summary}")),
+            Status::Error => non_success(NonSuccessKind::Error, "error"),
+            Status::Expected => skipped(format!(
+                "expected failure ({}): {summary}",
+                scenario.expected.as_deref().unwrap_or_default()
+            )),
+            Status::NotRun => skipped(format!("not run: {summary}")),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::ScenarioReport;
+    use super::super::tests::{scenario, summary};
     use super::*;
+    use crate::catalogue::Level;
 
     #[test]
-    fn one_suite_per_feature_and_one_case_per_scenario() {
-        let case = |file: &str, outcome| ScenarioReport {
-            feature: "F".into(),
-            file: Some(file.into()),
-            name: "n".into(),
-            line: 1,
-            rules: vec!["TC-NAME-007".into()],
-            recommended: false,
-            outcome,
-        };
-        let summary = Summary {
-            scenarios: vec![
-                case("a.feature", Outcome::Passed),
-                case("a.feature", Outcome::Failed("bad <name>".into())),
-                case("b.feature", Outcome::Passed),
-            ],
-            parse_errors: vec![],
-        };
-        let xml = summary.junit().unwrap();
-        assert_eq!(xml.matches("<testsuite ").count(), 2);
-        assert_eq!(xml.matches("<testcase ").count(), 3);
-        assert!(xml.contains(r#"name="TC-NAME-007: n""#));
+    fn only_broken_required_rules_are_failures() {
+        let mut s = summary(vec![
+            scenario("TC-NAME-001", Level::Required, Status::Passed),
+            scenario("TC-NAME-002", Level::Required, Status::Failed),
+            scenario("TC-NAME-008", Level::Recommended, Status::NotMet),
+            scenario("TC-NAME-003", Level::Required, Status::Error),
+            scenario("TC-NAME-004", Level::Required, Status::NotRun),
+        ]);
+        s.scenarios[1].failure.as_mut().unwrap().summary = "bad <name>".into();
+        let xml = s.junit().unwrap();
+        assert_eq!(xml.matches("<testsuite ").count(), 1);
+        assert_eq!(xml.matches("<testcase ").count(), 5);
+        assert_eq!(xml.matches("<failure").count(), 1, "{xml}");
+        assert_eq!(xml.matches("<error").count(), 1, "{xml}");
+        assert_eq!(xml.matches("<skipped").count(), 2, "{xml}");
+        assert!(xml.contains(r#"name="TC-NAME-002: checks TC-NAME-002""#));
         assert!(xml.contains("bad &lt;name&gt;"));
+
+        s.strict = true;
+        assert_eq!(s.junit().unwrap().matches("<failure").count(), 2);
     }
 }

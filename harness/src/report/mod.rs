@@ -1,389 +1,585 @@
 //! What a run found, per scenario and per rule, and what it means for the
 //! exit status. Kept apart from the steps: the [`Recorder`] watches
-//! cucumber's events, and a [`Summary`] renders them.
+//! cucumber's events and fills a [`Summary`]; the renderers (terminal,
+//! JUnit, JSON, HTML) only read it. The JSON report is a `Summary` written
+//! out, so shards of a run can be read back and merged.
 
+mod expected;
+mod html;
+mod json;
 mod junit;
-mod recorder;
+pub mod recorder;
+pub mod terminal;
 
-use std::{collections::BTreeMap, fmt::Write as _};
+use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
-pub use recorder::Recorder;
+pub use expected::{ExpectedEntry, ExpectedFailures};
+pub use recorder::{Progress, Recorder};
 
-/// The tag that marks a recommended rule's scenario.
-const RECOMMENDED_TAG: &str = "recommended";
-/// Rule IDs are tags with this prefix (`@TC-NAME-007`).
-const RULE_PREFIX: &str = "TC-";
+use crate::catalogue::{Catalogue, Level, Rule};
 
 /// How one scenario ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
     Passed,
-    /// A step or hook failed, with its message.
-    Failed(String),
-    /// A step had no definition, so the scenario proved nothing.
-    Skipped(String),
+    /// A required rule is broken: the gateway's fault.
+    Failed,
+    /// A recommended rule is not met: reported, fails a run only with `--strict`.
+    NotMet,
+    /// Failed or not met, but listed in the expected failures.
+    Expected,
+    /// Not run, with the reason (a transport the gateway does not offer).
+    NotRun,
+    /// Could not be judged: the gateway did not start or crashed, or the
+    /// harness itself failed (a step without definition, say).
+    Error,
 }
 
-impl Outcome {
-    fn label(&self) -> &'static str {
+impl Status {
+    pub fn label(self) -> &'static str {
         match self {
             Self::Passed => "passed",
-            Self::Failed(_) => "failed",
-            Self::Skipped(_) => "skipped",
+            Self::Failed => "failed",
+            Self::NotMet => "not met",
+            Self::Expected => "expected failure",
+            Self::NotRun => "not run",
+            Self::Error => "error",
         }
     }
 
-    fn message(&self) -> Option<&str> {
-        match self {
-            Self::Passed => None,
-            Self::Failed(m) | Self::Skipped(m) => Some(m),
-        }
+    /// Whether the scenario was judged and found wanting.
+    fn broke_a_rule(self) -> bool {
+        matches!(self, Self::Failed | Self::NotMet | Self::Expected)
     }
+}
+
+/// Why a scenario did not pass, with what the reader needs to act on it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// One line: what went wrong.
+    pub summary: String,
+    /// The failing step, as written (`Then the call succeeds ...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    /// The failing step's line in the feature file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_line: Option<usize>,
+    /// The whole message: expected and got.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    /// Every request the mock upstream received, as it received it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub upstream: Vec<String>,
+    /// The end of what the gateway wrote to stderr.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
 }
 
 /// One scenario's result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioReport {
-    /// The feature's name.
-    pub feature: String,
-    /// The feature file, as cucumber found it.
-    pub file: Option<String>,
+    /// The catalogue section (the feature's name when it is not catalogued).
+    pub section: String,
+    /// The feature file, as a reader finds it (`features/answer.feature`).
+    pub file: String,
+    pub line: usize,
     /// The scenario's name (outline placeholders filled in).
     pub name: String,
-    pub line: usize,
     /// Rule IDs from its tags, e.g. `TC-NAME-007`.
     pub rules: Vec<String>,
-    /// Tagged `@recommended`: failing it fails a run only with `--strict`.
-    pub recommended: bool,
-    pub outcome: Outcome,
+    pub level: Level,
+    /// The transport it spoke (or needed, when not run).
+    pub transport: String,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+    /// The reason given in the expected failures, when listed there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// Wall time, in seconds.
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 impl ScenarioReport {
-    pub(crate) fn new(
-        feature: &cucumber::gherkin::Feature,
-        scenario: &cucumber::gherkin::Scenario,
-    ) -> Self {
-        let tags = || feature.tags.iter().chain(&scenario.tags);
-        let mut rules: Vec<String> = tags()
-            .filter(|t| t.starts_with(RULE_PREFIX))
-            .cloned()
-            .collect();
-        rules.sort();
-        rules.dedup();
-        Self {
-            feature: feature.name.clone(),
-            file: feature.path.as_ref().map(|p| p.display().to_string()),
-            name: scenario.name.clone(),
-            line: scenario.position.line,
-            rules,
-            recommended: tags().any(|t| t == RECOMMENDED_TAG),
-            outcome: Outcome::Passed,
-        }
-    }
-
-    fn level(&self) -> &'static str {
-        if self.recommended {
-            "recommended"
-        } else {
-            "required"
-        }
-    }
-
     /// How the scenario is named in reports: its rules, then its name.
-    fn title(&self) -> String {
+    pub fn title(&self) -> String {
         if self.rules.is_empty() {
             self.name.clone()
         } else {
             format!("{}: {}", self.rules.join(" "), self.name)
         }
     }
+
+    /// `features/answer.feature:58`
+    pub fn place(&self) -> String {
+        format!("{}:{}", self.file, self.line)
+    }
+
+    /// The one-line reason it did not pass, if it did not.
+    pub fn summary(&self) -> Option<&str> {
+        self.failure.as_ref().map(|f| f.summary.as_str())
+    }
+
+    /// Same scenario, same transport: one entry in a merged report.
+    fn key(&self) -> (&str, usize, &str, &str) {
+        (&self.file, self.line, &self.name, &self.transport)
+    }
+}
+
+/// What built the report: the kit and the rules it checked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KitInfo {
+    pub name: String,
+    pub version: String,
+    /// Digest of the scenarios, fixtures and catalogue that ran.
+    pub rules_revision: String,
+}
+
+impl KitInfo {
+    pub fn this_build() -> Self {
+        Self {
+            name: "hosted-mcp-conformance".into(),
+            version: crate::kit::VERSION.into(),
+            rules_revision: crate::kit::RULES_REVISION.into(),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "{} {} (rules revision {})",
+            self.name, self.version, self.rules_revision
+        )
+    }
+}
+
+/// A part of a run split over several jobs (`--shard I/N`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// From 1.
+    pub index: u32,
+    pub count: u32,
 }
 
 /// Everything a run found.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
+    pub kit: KitInfo,
+    /// The command templates of the gateway under test, per transport.
+    pub gateway: BTreeMap<String, String>,
+    pub strict: bool,
+    /// The shards this summary holds, when the run was split.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<Shard>,
     pub scenarios: Vec<ScenarioReport>,
-    /// Feature files that could not be read or parsed.
-    pub parse_errors: Vec<String>,
+    /// What kept the harness from running scenarios (a feature file that does
+    /// not parse, say).
+    #[serde(default)]
+    pub problems: Vec<String>,
+    /// The expected failures the run was given.
+    #[serde(default)]
+    pub expected_failures: Vec<ExpectedEntry>,
+}
+
+/// Scenarios per status.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    pub passed: usize,
+    pub failed: usize,
+    pub not_met: usize,
+    pub expected: usize,
+    pub not_run: usize,
+    pub error: usize,
+}
+
+impl Counts {
+    fn add(&mut self, status: Status) {
+        *match status {
+            Status::Passed => &mut self.passed,
+            Status::Failed => &mut self.failed,
+            Status::NotMet => &mut self.not_met,
+            Status::Expected => &mut self.expected,
+            Status::NotRun => &mut self.not_run,
+            Status::Error => &mut self.error,
+        } += 1;
+    }
+
+    pub fn ran(&self) -> usize {
+        self.passed + self.failed + self.not_met + self.expected + self.error
+    }
 }
 
 /// One rule's result, over all its scenarios.
-struct RuleReport<'a> {
-    id: &'a str,
-    recommended: bool,
-    scenarios: Vec<&'a ScenarioReport>,
+#[derive(Debug, Clone)]
+pub struct RuleReport<'a> {
+    pub id: &'a str,
+    /// The catalogue's entry; `None` for a tag the catalogue does not know.
+    pub rule: Option<&'a Rule>,
+    pub level: Level,
+    pub status: Status,
+    pub scenarios: Vec<&'a ScenarioReport>,
 }
 
 impl RuleReport<'_> {
-    fn passed(&self) -> bool {
-        self.scenarios.iter().all(|s| s.outcome == Outcome::Passed)
-    }
-
-    fn level(&self) -> &'static str {
-        if self.recommended {
-            "recommended"
-        } else {
-            "required"
-        }
+    pub fn section(&self) -> &str {
+        self.rule
+            .map(|r| r.section.as_str())
+            .or_else(|| self.scenarios.first().map(|s| s.section.as_str()))
+            .unwrap_or_default()
     }
 }
 
+/// The run's verdict: its exit status and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Verdict {
+    pub exit_code: u8,
+    /// `passed`, `failed` or `error` (could not be judged).
+    pub outcome: &'static str,
+    pub reasons: Vec<String>,
+}
+
+/// Exit status: every required rule passed.
+pub const EXIT_PASSED: u8 = 0;
+/// Exit status: a required rule failed (or, with `--strict`, a recommended
+/// one), or an expected failure now passes.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit status: bad usage (options, an unreadable expected-failures file).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status: nothing failed, but not everything could be judged: the
+/// gateway did not start or crashed, a step has no definition, or no
+/// scenario ran.
+pub const EXIT_ERROR: u8 = 3;
+
 impl Summary {
-    pub fn passed(&self) -> usize {
-        self.scenarios
+    pub fn new(gateway: BTreeMap<String, String>, strict: bool) -> Self {
+        Self {
+            kit: KitInfo::this_build(),
+            gateway,
+            strict,
+            shards: Vec::new(),
+            scenarios: Vec::new(),
+            problems: Vec::new(),
+            expected_failures: Vec::new(),
+        }
+    }
+
+    pub fn counts(&self) -> Counts {
+        let mut counts = Counts::default();
+        for scenario in &self.scenarios {
+            counts.add(scenario.status);
+        }
+        counts
+    }
+
+    /// Expected failures that now pass: each fails the run until removed.
+    pub fn stale(&self) -> Vec<&ExpectedEntry> {
+        self.expected_failures
             .iter()
-            .filter(|s| s.outcome == Outcome::Passed)
-            .count()
+            .filter(|entry| {
+                let matching: Vec<_> = self.scenarios.iter().filter(|s| entry.matches(s)).collect();
+                matching.iter().any(|s| s.status == Status::Passed)
+                    && !matching
+                        .iter()
+                        .any(|s| s.status.broke_a_rule() || s.status == Status::Error)
+            })
+            .collect()
     }
 
-    /// Failed and skipped scenarios.
-    pub fn failed(&self) -> usize {
-        self.scenarios.len() - self.passed()
-    }
-
-    /// Why the run fails, if it does; empty means success.
-    pub fn verdict(&self, strict: bool) -> Vec<String> {
-        let mut reasons = Vec::new();
-        if !self.parse_errors.is_empty() {
-            reasons.push(format!(
-                "{} feature file(s) could not be parsed",
-                self.parse_errors.len()
-            ));
-        }
-        if self.scenarios.is_empty() {
-            reasons.push("no scenario ran".to_owned());
-        }
-        let skipped = self
-            .scenarios
-            .iter()
-            .filter(|s| matches!(s.outcome, Outcome::Skipped(_)))
-            .count();
-        let failed = |recommended: bool| {
-            self.scenarios
-                .iter()
-                .filter(|s| s.recommended == recommended && matches!(s.outcome, Outcome::Failed(_)))
-                .count()
-        };
-        if skipped > 0 {
-            reasons.push(format!(
-                "{skipped} scenario(s) skipped: a step has no definition"
-            ));
-        }
-        if failed(false) > 0 {
-            reasons.push(format!("{} required scenario(s) failed", failed(false)));
-        }
-        if strict && failed(true) > 0 {
-            reasons.push(format!(
-                "{} recommended scenario(s) failed (--strict)",
-                failed(true)
-            ));
-        }
-        reasons
-    }
-
-    fn rules(&self) -> Vec<RuleReport<'_>> {
-        let mut rules: BTreeMap<&str, RuleReport<'_>> = BTreeMap::new();
+    /// Every rule that has a scenario in this run, in catalogue order (tags
+    /// the catalogue does not know come last).
+    pub fn rules(&self) -> Vec<RuleReport<'_>> {
+        let catalogue = Catalogue::embedded();
+        let mut by_id: BTreeMap<&str, Vec<&ScenarioReport>> = BTreeMap::new();
         for scenario in &self.scenarios {
             for id in &scenario.rules {
-                let rule = rules.entry(id).or_insert_with(|| RuleReport {
-                    id,
-                    recommended: false,
-                    scenarios: Vec::new(),
-                });
-                rule.recommended |= scenario.recommended;
-                rule.scenarios.push(scenario);
+                by_id.entry(id).or_default().push(scenario);
             }
         }
-        rules.into_values().collect()
+        let mut rules = Vec::new();
+        for rule in &catalogue.rules {
+            if let Some(scenarios) = by_id.remove(rule.id.as_str()) {
+                rules.push(rule_report(&rule.id, Some(rule), scenarios));
+            }
+        }
+        for (id, scenarios) in by_id {
+            rules.push(rule_report(id, None, scenarios));
+        }
+        rules
     }
 
-    /// The per-rule table printed at the end of a run.
-    pub fn table(&self, strict: bool) -> String {
-        let mut out = String::new();
-        let rules = self.rules();
-        let _ = writeln!(
-            out,
-            "\n{:<16} {:<12} {:<8} scenarios passed",
-            "rule", "level", "result"
-        );
-        for rule in &rules {
-            let passed = rule
-                .scenarios
-                .iter()
-                .filter(|s| s.outcome == Outcome::Passed)
-                .count();
-            let _ = writeln!(
-                out,
-                "{:<16} {:<12} {:<8} {passed}/{}",
-                rule.id,
-                rule.level(),
-                if rule.passed() { "passed" } else { "FAILED" },
-                rule.scenarios.len()
-            );
+    /// Exit status and reasons.
+    pub fn verdict(&self) -> Verdict {
+        let counts = self.counts();
+        let mut failures = Vec::new();
+        let mut errors = Vec::new();
+        if counts.failed > 0 {
+            failures.push(format!(
+                "{} scenario(s) of required rules failed",
+                counts.failed
+            ));
         }
-        let unruled = self.scenarios.iter().filter(|s| s.rules.is_empty()).count();
-        if unruled > 0 {
-            let _ = writeln!(out, "({unruled} scenario(s) carry no rule ID)");
+        if self.strict && counts.not_met > 0 {
+            failures.push(format!(
+                "{} scenario(s) of recommended rules not met (--strict)",
+                counts.not_met
+            ));
         }
-        let failing: Vec<_> = self
-            .scenarios
-            .iter()
-            .filter(|s| s.outcome != Outcome::Passed)
-            .collect();
-        for (heading, recommended) in [("Required", false), ("Recommended", true)] {
-            let list: Vec<_> = failing
-                .iter()
-                .filter(|s| s.recommended == recommended)
-                .collect();
-            if list.is_empty() {
-                continue;
-            }
-            let note = if recommended && !strict {
-                " (reported apart; they fail the run only with --strict)"
-            } else {
-                ""
-            };
-            let _ = writeln!(out, "\n{heading} scenarios not passing{note}:");
-            for s in list {
-                let first_line = s
-                    .outcome
-                    .message()
-                    .and_then(|m| m.lines().next())
-                    .unwrap_or("");
-                let _ = writeln!(
-                    out,
-                    "  {} [{}] {}:{}\n      {first_line}",
-                    s.title(),
-                    s.outcome.label(),
-                    s.file.as_deref().unwrap_or(&s.feature),
-                    s.line
+        let stale = self.stale();
+        if !stale.is_empty() {
+            failures.push(format!(
+                "{} expected failure(s) now pass; remove them from the list: {}",
+                stale.len(),
+                stale
+                    .iter()
+                    .map(|e| e.key.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if counts.error > 0 {
+            errors.push(format!(
+                "{} scenario(s) could not be judged (the gateway did not start or crashed, or a step failed in the harness)",
+                counts.error
+            ));
+        }
+        errors.extend(self.problems.iter().cloned());
+        if counts.ran() == 0 {
+            errors.push("no scenario ran".to_owned());
+        }
+        let (exit_code, outcome) = if !failures.is_empty() {
+            (EXIT_FAILED, "failed")
+        } else if !errors.is_empty() {
+            (EXIT_ERROR, "error")
+        } else {
+            (EXIT_PASSED, "passed")
+        };
+        failures.extend(errors);
+        Verdict {
+            exit_code,
+            outcome,
+            reasons: failures,
+        }
+    }
+
+    /// Joins the summaries of several shards (or of an HTTP and a stdio run)
+    /// into one. A scenario not run in one part but run in another counts as
+    /// run.
+    pub fn merge(parts: Vec<Summary>) -> anyhow::Result<Summary> {
+        let mut parts = parts.into_iter();
+        let Some(mut merged) = parts.next() else {
+            anyhow::bail!("nothing to merge");
+        };
+        for part in parts {
+            if part.kit != merged.kit {
+                anyhow::bail!(
+                    "the reports come from different kits: {} and {}",
+                    merged.kit.describe(),
+                    part.kit.describe()
                 );
             }
+            for (transport, template) in part.gateway {
+                merged.gateway.entry(transport).or_insert(template);
+            }
+            merged.strict |= part.strict;
+            merged.shards.extend(part.shards);
+            merged.scenarios.extend(part.scenarios);
+            merged.problems.extend(part.problems);
+            for entry in part.expected_failures {
+                if !merged.expected_failures.contains(&entry) {
+                    merged.expected_failures.push(entry);
+                }
+            }
         }
-        for error in &self.parse_errors {
-            let _ = writeln!(out, "\nfeature file error: {error}");
-        }
-        out
-    }
-
-    /// The JSON report: counts, verdict, and each rule with its scenarios.
-    pub fn json(&self, strict: bool) -> Value {
-        let scenario = |s: &ScenarioReport| {
-            json!({
-                "feature": s.feature,
-                "file": s.file,
-                "name": s.name,
-                "line": s.line,
-                "level": s.level(),
-                "status": s.outcome.label(),
-                "message": s.outcome.message(),
-            })
-        };
-        let verdict = self.verdict(strict);
-        json!({
-            "passed": self.passed(),
-            "failed": self.failed(),
-            "strict": strict,
-            "success": verdict.is_empty(),
-            "reasons": verdict,
-            "rules": self.rules().iter().map(|rule| json!({
-                "id": rule.id,
-                "level": rule.level(),
-                "status": if rule.passed() { "passed" } else { "failed" },
-                "scenarios": rule.scenarios.iter().map(|s| scenario(s)).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "scenarios_without_rule": self.scenarios.iter().filter(|s| s.rules.is_empty()).map(scenario).collect::<Vec<_>>(),
-            "parse_errors": self.parse_errors,
-        })
+        merged.shards.sort_by_key(|s| s.index);
+        merged.shards.dedup();
+        // Where one part ran a scenario that another did not, the run comes first.
+        merged.scenarios.sort_by(|a, b| {
+            (a.key(), a.status == Status::NotRun).cmp(&(b.key(), b.status == Status::NotRun))
+        });
+        merged
+            .scenarios
+            .dedup_by(|later, earlier| later.key() == earlier.key());
+        let ran: std::collections::BTreeSet<(String, usize, String)> = merged
+            .scenarios
+            .iter()
+            .filter(|s| s.status != Status::NotRun)
+            .map(|s| (s.file.clone(), s.line, s.name.clone()))
+            .collect();
+        merged.scenarios.retain(|s| {
+            s.status != Status::NotRun || !ran.contains(&(s.file.clone(), s.line, s.name.clone()))
+        });
+        Ok(merged)
     }
 
     /// The last line of a run, for CI to read.
     pub fn last_line(&self) -> String {
-        format!("{} passed, {} failed", self.passed(), self.failed())
+        let counts = self.counts();
+        let failed = counts.failed + if self.strict { counts.not_met } else { 0 };
+        let mut line = format!("{} passed, {failed} failed", counts.passed);
+        for (count, label) in [
+            (
+                if self.strict { 0 } else { counts.not_met },
+                "recommended not met",
+            ),
+            (counts.expected, "expected failures"),
+            (counts.not_run, "not run"),
+            (counts.error, "errors"),
+        ] {
+            if count > 0 {
+                line.push_str(&format!(", {count} {label}"));
+            }
+        }
+        line
+    }
+}
+
+/// A rule's status: the worst of its scenarios, where a verdict outranks an
+/// error, and a rule with a scenario not run has not passed.
+fn rule_report<'a>(
+    id: &'a str,
+    rule: Option<&'a Rule>,
+    scenarios: Vec<&'a ScenarioReport>,
+) -> RuleReport<'a> {
+    let has = |status| scenarios.iter().any(|s| s.status == status);
+    let status = [
+        Status::Failed,
+        Status::NotMet,
+        Status::Error,
+        Status::Expected,
+        Status::NotRun,
+    ]
+    .into_iter()
+    .find(|&status| has(status))
+    .unwrap_or(Status::Passed);
+    let level = rule.map(|r| r.level).unwrap_or_else(|| {
+        scenarios
+            .first()
+            .map(|s| s.level)
+            .unwrap_or(Level::Required)
+    });
+    RuleReport {
+        id,
+        rule,
+        level,
+        status,
+        scenarios,
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn scenario(rule: &str, recommended: bool, outcome: Outcome) -> ScenarioReport {
+    pub fn scenario(rule: &str, level: Level, status: Status) -> ScenarioReport {
         ScenarioReport {
-            feature: "Names".into(),
-            file: Some("features/names.feature".into()),
-            name: format!("checks {rule}"),
+            section: "Tools and their names".into(),
+            file: "features/names.feature".into(),
             line: 3,
+            name: format!("checks {rule}"),
             rules: vec![rule.into()],
-            recommended,
-            outcome,
+            level,
+            transport: "http".into(),
+            status,
+            failure: (status != Status::Passed).then(|| Failure {
+                summary: "went wrong".into(),
+                ..Failure::default()
+            }),
+            expected: None,
+            seconds: 0.1,
         }
     }
 
-    fn summary(scenarios: Vec<ScenarioReport>) -> Summary {
-        Summary {
-            scenarios,
-            parse_errors: vec![],
-        }
+    pub fn summary(scenarios: Vec<ScenarioReport>) -> Summary {
+        let mut summary = Summary::new(BTreeMap::new(), false);
+        summary.scenarios = scenarios;
+        summary
     }
 
     #[test]
-    fn zero_scenarios_fail_the_run() {
-        assert_eq!(summary(vec![]).verdict(false), ["no scenario ran"]);
-        assert_eq!(summary(vec![]).last_line(), "0 passed, 0 failed");
+    fn zero_scenarios_are_an_error_never_a_pass() {
+        let verdict = summary(vec![]).verdict();
+        assert_eq!(verdict.exit_code, EXIT_ERROR);
+        assert_eq!(verdict.reasons, ["no scenario ran"]);
+        let only_not_run = summary(vec![scenario(
+            "TC-PROTO-001",
+            Level::Required,
+            Status::NotRun,
+        )]);
+        assert_eq!(only_not_run.verdict().exit_code, EXIT_ERROR);
     }
 
     #[test]
-    fn recommended_failures_fail_only_when_strict() {
-        let s = summary(vec![
-            scenario("TC-NAME-001", false, Outcome::Passed),
-            scenario("TC-NAME-008", true, Outcome::Failed("boom".into())),
+    fn recommended_misses_fail_only_when_strict() {
+        let mut s = summary(vec![
+            scenario("TC-NAME-001", Level::Required, Status::Passed),
+            scenario("TC-NAME-008", Level::Recommended, Status::NotMet),
         ]);
-        assert!(s.verdict(false).is_empty());
-        assert_eq!(
-            s.verdict(true),
-            ["1 recommended scenario(s) failed (--strict)"]
-        );
+        assert_eq!(s.verdict().exit_code, EXIT_PASSED);
+        assert_eq!(s.last_line(), "1 passed, 0 failed, 1 recommended not met");
+        s.strict = true;
+        assert_eq!(s.verdict().exit_code, EXIT_FAILED);
         assert_eq!(s.last_line(), "1 passed, 1 failed");
-        assert!(s.table(false).contains("only with --strict"));
     }
 
     #[test]
-    fn required_failures_and_skips_fail_the_run() {
-        let failed = summary(vec![scenario(
-            "TC-NAME-001",
-            false,
-            Outcome::Failed("x".into()),
-        )]);
-        assert_eq!(failed.verdict(false), ["1 required scenario(s) failed"]);
-        let skipped = summary(vec![scenario(
-            "TC-NAME-008",
-            true,
-            Outcome::Skipped("no step".into()),
-        )]);
-        assert_eq!(
-            skipped.verdict(false),
-            ["1 scenario(s) skipped: a step has no definition"]
-        );
-    }
-
-    #[test]
-    fn json_groups_scenarios_by_rule() {
-        let mut both = scenario("TC-ARG-001", false, Outcome::Passed);
-        both.rules.push("TC-ARG-002".into());
-        let s = summary(vec![
-            both,
-            scenario("TC-ARG-002", false, Outcome::Failed("bad".into())),
+    fn failures_outrank_errors_and_errors_outrank_passes() {
+        let failed = summary(vec![
+            scenario("TC-NAME-001", Level::Required, Status::Failed),
+            scenario("TC-NAME-002", Level::Required, Status::Error),
         ]);
-        let json = s.json(false);
-        assert_eq!(json["rules"][0]["id"], "TC-ARG-001");
-        assert_eq!(json["rules"][0]["status"], "passed");
-        assert_eq!(json["rules"][1]["status"], "failed");
-        assert_eq!(
-            json["rules"][1]["scenarios"].as_array().map(Vec::len),
-            Some(2)
-        );
-        assert_eq!(json["success"], false);
+        assert_eq!(failed.verdict().exit_code, EXIT_FAILED);
+        let errored = summary(vec![
+            scenario("TC-NAME-001", Level::Required, Status::Passed),
+            scenario("TC-NAME-002", Level::Required, Status::Error),
+        ]);
+        assert_eq!(errored.verdict().exit_code, EXIT_ERROR);
+        assert_eq!(errored.verdict().outcome, "error");
+    }
+
+    #[test]
+    fn a_rule_with_a_scenario_not_run_has_not_passed() {
+        let mut stdio = scenario("TC-PROTO-001", Level::Required, Status::NotRun);
+        stdio.line = 30;
+        let s = summary(vec![
+            scenario("TC-PROTO-001", Level::Required, Status::Passed),
+            stdio,
+        ]);
+        let rules = s.rules();
+        assert_eq!(rules.len(), 1);
+        assert_eq!(rules[0].status, Status::NotRun);
+        assert_eq!(rules[0].section(), "Protocol");
+        // Not run is reported, not a failure: the run itself passes.
+        assert_eq!(s.verdict().exit_code, EXIT_PASSED);
+    }
+
+    #[test]
+    fn merging_counts_a_scenario_run_in_any_part() {
+        let mut http = scenario("TC-PROTO-001", Level::Required, Status::Passed);
+        http.line = 20;
+        let mut stdio_missing = scenario("TC-PROTO-001", Level::Required, Status::NotRun);
+        stdio_missing.line = 30;
+        stdio_missing.transport = "stdio".into();
+        let mut http_missing = http.clone();
+        http_missing.status = Status::NotRun;
+        let mut stdio = stdio_missing.clone();
+        stdio.status = Status::Passed;
+        let merged = Summary::merge(vec![
+            summary(vec![http, stdio_missing]),
+            summary(vec![http_missing, stdio]),
+        ])
+        .unwrap();
+        assert_eq!(merged.scenarios.len(), 2);
+        assert!(merged.scenarios.iter().all(|s| s.status == Status::Passed));
+        assert_eq!(merged.rules()[0].status, Status::Passed);
+    }
+
+    #[test]
+    fn merging_refuses_reports_of_other_kits() {
+        let mut other = summary(vec![]);
+        other.kit.rules_revision = "000000000000".into();
+        assert!(Summary::merge(vec![summary(vec![]), other]).is_err());
     }
 }

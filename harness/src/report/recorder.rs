@@ -1,29 +1,166 @@
-//! A cucumber [`Writer`] that notes each scenario's result and hands every
-//! event on to the writer it wraps (the terminal output).
+//! A cucumber [`Writer`] that turns the events of a run into a [`Summary`]:
+//! each scenario's outcome, with the failing step, its message and what the
+//! scenario's world saw. It shows progress as scenarios finish; with
+//! `--verbose` it also hands every event to cucumber's own step-by-step
+//! writer.
 
-use std::collections::HashMap;
+use std::{
+    collections::HashMap,
+    io::{IsTerminal as _, Write as _},
+    path::PathBuf,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
+    time::Instant,
+};
 
 use cucumber::{
     event::{self, Cucumber, Feature, Hook, Rule, Scenario, Step, StepError},
-    gherkin, parser, Event, World, Writer,
+    gherkin, parser, Event, Writer,
 };
 
-use super::{Outcome, ScenarioReport, Summary};
+use super::{Counts, Failure, ScenarioReport, Status, Summary};
+use crate::{
+    catalogue::{Catalogue, Level},
+    kit,
+    launch::Transport,
+    world::GatewayWorld,
+};
 
-/// Records scenario results while `inner` writes the usual output.
+/// The tag that marks a recommended rule's scenario.
+const RECOMMENDED_TAG: &str = "recommended";
+/// Rule IDs are tags with this prefix (`@TC-NAME-007`).
+const RULE_PREFIX: &str = "TC-";
+
+/// How progress is shown while scenarios run.
+#[derive(Debug)]
+pub struct Progress {
+    /// Scenarios selected to run; counted while the features are read.
+    pub total: Arc<AtomicUsize>,
+    mode: ProgressMode,
+    done: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProgressMode {
+    /// One line, rewritten as scenarios finish.
+    Line,
+    /// A character per scenario, as test runners print to CI logs.
+    Dots,
+    /// Nothing (cucumber's writer prints every step instead).
+    Silent,
+}
+
+/// Characters per line of dots.
+const DOTS_PER_LINE: usize = 60;
+
+impl Progress {
+    pub fn new(total: Arc<AtomicUsize>, verbose: bool) -> Self {
+        let mode = if verbose {
+            ProgressMode::Silent
+        } else if std::io::stdout().is_terminal() {
+            ProgressMode::Line
+        } else {
+            ProgressMode::Dots
+        };
+        Self {
+            total,
+            mode,
+            done: 0,
+        }
+    }
+
+    fn finished(&mut self, status: Status, counts: &Counts) {
+        self.done += 1;
+        let total = self.total.load(Ordering::Relaxed).max(self.done);
+        let mut out = std::io::stdout().lock();
+        match self.mode {
+            ProgressMode::Silent => {}
+            ProgressMode::Line => {
+                let _ = write!(
+                    out,
+                    "\r[{}/{total}] {} passed, {} failed, {} not met, {} errors ",
+                    self.done, counts.passed, counts.failed, counts.not_met, counts.error
+                );
+            }
+            ProgressMode::Dots => {
+                let mark = match status {
+                    Status::Passed => '.',
+                    Status::Failed => 'F',
+                    Status::NotMet => 'r',
+                    Status::Expected => 'x',
+                    Status::NotRun => 's',
+                    Status::Error => 'E',
+                };
+                let _ = write!(out, "{mark}");
+                if self.done.is_multiple_of(DOTS_PER_LINE) || self.done == total {
+                    let _ = writeln!(
+                        out,
+                        " [{:>width$}/{total}]",
+                        self.done,
+                        width = digits(total)
+                    );
+                }
+            }
+        }
+        let _ = out.flush();
+    }
+
+    /// Ends the progress display so what follows starts on a fresh line.
+    pub fn end(&self) {
+        let open_line = match self.mode {
+            ProgressMode::Line => self.done > 0,
+            ProgressMode::Dots => {
+                !self.done.is_multiple_of(DOTS_PER_LINE)
+                    && self.done != self.total.load(Ordering::Relaxed)
+            }
+            ProgressMode::Silent => false,
+        };
+        if open_line {
+            println!();
+        }
+    }
+}
+
+fn digits(n: usize) -> usize {
+    n.to_string().len()
+}
+
+/// Where the features come from, to name their files as a reader finds them.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub features: PathBuf,
+    /// The features are the embedded ones, extracted to `features`.
+    pub embedded: bool,
+    /// The transport of scenarios that do not ask for one.
+    pub default_transport: Transport,
+}
+
+/// A scenario under way.
+#[derive(Debug)]
+struct Open {
+    started: Instant,
+    failure: Option<(Status, Failure)>,
+}
+
+/// Records scenario results while showing progress (and, verbose, every step).
 #[derive(Debug)]
 pub struct Recorder<Inner> {
-    inner: Inner,
+    inner: Option<Inner>,
+    origin: Origin,
     summary: Summary,
-    /// Index into `summary.scenarios`, by feature file and scenario position.
-    open: HashMap<(Option<String>, String, usize, usize), usize>,
+    progress: Progress,
+    open: HashMap<(Option<PathBuf>, usize, usize), Open>,
 }
 
 impl<Inner> Recorder<Inner> {
-    pub fn new(inner: Inner) -> Self {
+    pub fn new(summary: Summary, origin: Origin, progress: Progress, inner: Option<Inner>) -> Self {
         Self {
             inner,
-            summary: Summary::default(),
+            origin,
+            summary,
+            progress,
             open: HashMap::new(),
         }
     }
@@ -33,84 +170,220 @@ impl<Inner> Recorder<Inner> {
         &self.summary
     }
 
-    fn scenario<W>(
+    pub fn progress(&self) -> &Progress {
+        &self.progress
+    }
+
+    fn event(
         &mut self,
         feature: &gherkin::Feature,
         scenario: &gherkin::Scenario,
-        event: &Scenario<W>,
+        event: &Scenario<GatewayWorld>,
     ) {
         let key = (
-            feature.path.as_ref().map(|p| p.display().to_string()),
-            feature.name.clone(),
+            feature.path.clone(),
             scenario.position.line,
             scenario.position.col,
         );
-        let index = *self.open.entry(key).or_insert_with(|| {
-            self.summary
-                .scenarios
-                .push(ScenarioReport::new(feature, scenario));
-            self.summary.scenarios.len() - 1
-        });
-        let outcome = &mut self.summary.scenarios[index].outcome;
-        // The first thing that went wrong is the scenario's outcome.
-        if *outcome != Outcome::Passed {
-            return;
-        }
         match event {
-            Scenario::Step(step, Step::Failed(_, _, _, error))
-            | Scenario::Background(step, Step::Failed(_, _, _, error)) => {
-                *outcome = Outcome::Failed(format!(
-                    "{} {}: {}",
-                    step.keyword.trim(),
-                    step.value.trim_end_matches(':'),
-                    describe(error)
-                ));
+            Scenario::Started => {
+                self.open.insert(
+                    key,
+                    Open {
+                        started: Instant::now(),
+                        failure: None,
+                    },
+                );
+            }
+            Scenario::Step(step, Step::Failed(_, _, world, error))
+            | Scenario::Background(step, Step::Failed(_, _, world, error)) => {
+                let failure = step_failure(step, describe(error));
+                self.fail(key, failure, world.as_deref());
             }
             Scenario::Step(step, Step::Skipped) | Scenario::Background(step, Step::Skipped) => {
-                *outcome = Outcome::Skipped(format!(
-                    "no step matches: {} {}",
-                    step.keyword.trim(),
-                    step.value
-                ));
+                let failure = Failure {
+                    summary: format!(
+                        "no step definition matches `{} {}`: the harness cannot run this scenario",
+                        step.keyword.trim(),
+                        step.value
+                    ),
+                    step: Some(step_text(step)),
+                    step_line: Some(step.position.line),
+                    ..Failure::default()
+                };
+                self.set(key, Status::Error, failure);
             }
-            Scenario::Hook(which, Hook::Failed(_, info)) => {
-                *outcome =
-                    Outcome::Failed(format!("{which:?} hook failed: {}", panic_message(info)));
+            Scenario::Hook(which, Hook::Failed(world, info)) => {
+                let failure = Failure {
+                    summary: format!(
+                        "the harness's {which:?} hook failed: {}",
+                        panic_message(info)
+                    ),
+                    ..Failure::default()
+                };
+                let failure = with_diagnostics(failure, world.as_deref()).0;
+                self.set(key, Status::Error, failure);
+            }
+            Scenario::Finished => {
+                let Some(open) = self.open.remove(&key) else {
+                    return;
+                };
+                let (status, failure) =
+                    open.failure.unwrap_or((Status::Passed, Failure::default()));
+                let mut report = scenario_report(&self.origin, feature, scenario, status);
+                report.seconds = open.started.elapsed().as_secs_f64();
+                if status != Status::Passed {
+                    report.failure = Some(failure);
+                }
+                self.summary.scenarios.push(report);
+                self.progress.finished(status, &self.summary.counts());
             }
             _ => {}
         }
     }
+
+    /// A failed step: a verdict on the gateway, unless the world says the
+    /// scenario could not be judged.
+    fn fail(
+        &mut self,
+        key: (Option<PathBuf>, usize, usize),
+        failure: Failure,
+        world: Option<&GatewayWorld>,
+    ) {
+        let (failure, not_judged) = with_diagnostics(failure, world);
+        let status = match not_judged {
+            Some(_) => Status::Error,
+            None => Status::Failed,
+        };
+        self.set(key, status, failure);
+    }
+
+    /// Keeps the first thing that went wrong as the scenario's outcome.
+    fn set(&mut self, key: (Option<PathBuf>, usize, usize), status: Status, failure: Failure) {
+        let open = self.open.entry(key).or_insert_with(|| Open {
+            started: Instant::now(),
+            failure: None,
+        });
+        if open.failure.is_none() {
+            open.failure = Some((status, failure));
+        }
+    }
 }
 
-impl<W, Inner> Writer<W> for Recorder<Inner>
+/// The report of a scenario with its place and rules; a failure of a
+/// recommended rule's scenario is "not met".
+pub fn scenario_report(
+    origin: &Origin,
+    feature: &gherkin::Feature,
+    scenario: &gherkin::Scenario,
+    status: Status,
+) -> ScenarioReport {
+    let tags = || feature.tags.iter().chain(&scenario.tags);
+    let mut rules: Vec<String> = tags()
+        .filter(|t| t.starts_with(RULE_PREFIX))
+        .cloned()
+        .collect();
+    rules.sort();
+    rules.dedup();
+    let level = if tags().any(|t| t == RECOMMENDED_TAG) {
+        Level::Recommended
+    } else {
+        Level::Required
+    };
+    let file = feature
+        .path
+        .as_deref()
+        .map(|p| kit::display_path(p, &origin.features, origin.embedded))
+        .unwrap_or_else(|| feature.name.clone());
+    let section = Catalogue::embedded()
+        .section_of_file(&file)
+        .map(|s| s.name.clone())
+        .unwrap_or_else(|| feature.name.clone());
+    let status = match (status, level) {
+        (Status::Failed, Level::Recommended) => Status::NotMet,
+        (status, _) => status,
+    };
+    ScenarioReport {
+        section,
+        file,
+        line: scenario.position.line,
+        name: scenario.name.clone(),
+        rules,
+        level,
+        transport: Transport::of_tags(tags(), origin.default_transport)
+            .name()
+            .to_owned(),
+        status,
+        failure: None,
+        expected: None,
+        seconds: 0.0,
+    }
+}
+
+fn step_text(step: &gherkin::Step) -> String {
+    format!("{} {}", step.keyword.trim(), step.value)
+}
+
+fn step_failure(step: &gherkin::Step, message: String) -> Failure {
+    let summary = message.lines().next().unwrap_or_default().to_owned();
+    Failure {
+        summary,
+        step: Some(step_text(step)),
+        step_line: Some(step.position.line),
+        message,
+        ..Failure::default()
+    }
+}
+
+/// Adds what the world saw; returns why the scenario could not be judged, if so.
+fn with_diagnostics(
+    mut failure: Failure,
+    world: Option<&GatewayWorld>,
+) -> (Failure, Option<String>) {
+    let Some(world) = world else {
+        return (failure, None);
+    };
+    let diagnostics = world.diagnostics();
+    failure.stderr = diagnostics.stderr;
+    failure.upstream = diagnostics.upstream;
+    if let Some(why) = &diagnostics.not_judged {
+        // The step's own message follows; the headline says why it proves nothing.
+        failure.summary = why.clone();
+    }
+    (failure, diagnostics.not_judged)
+}
+
+impl<Inner> Writer<GatewayWorld> for Recorder<Inner>
 where
-    W: World,
-    Inner: Writer<W>,
+    Inner: Writer<GatewayWorld>,
 {
     type Cli = Inner::Cli;
 
     async fn handle_event(
         &mut self,
-        event: parser::Result<Event<event::Cucumber<W>>>,
+        event: parser::Result<Event<event::Cucumber<GatewayWorld>>>,
         cli: &Self::Cli,
     ) {
         match &event {
-            Err(error) => self.summary.parse_errors.push(error.to_string()),
+            Err(error) => self
+                .summary
+                .problems
+                .push(format!("a feature file could not be read: {error}")),
             Ok(ev) => {
                 if let Cucumber::Feature(feature, ev) = &ev.value {
                     match ev {
-                        Feature::Scenario(scenario, ev) => {
-                            self.scenario(feature, scenario, &ev.event)
-                        }
+                        Feature::Scenario(scenario, ev) => self.event(feature, scenario, &ev.event),
                         Feature::Rule(_, Rule::Scenario(scenario, ev)) => {
-                            self.scenario(feature, scenario, &ev.event)
+                            self.event(feature, scenario, &ev.event)
                         }
                         _ => {}
                     }
                 }
             }
         }
-        self.inner.handle_event(event, cli).await;
+        if let Some(inner) = &mut self.inner {
+            inner.handle_event(event, cli).await;
+        }
     }
 }
 

@@ -18,6 +18,7 @@ async fn the_document(world: &mut GatewayWorld, step: &Step) -> StepResult {
 
 #[when("the gateway starts")]
 async fn the_gateway_starts(world: &mut GatewayWorld) -> StepResult {
+    world.put_start_under_test();
     world.start().await?;
     Ok(())
 }

@@ -1,0 +1,183 @@
+//! `--expected-failures FILE`: failures a gateway's maintainers know of and
+//! accept for now, each with a reason. Listed failures do not fail the run;
+//! a listed one that passes fails it as stale, so the list only shrinks.
+//!
+//! The file has one entry per line, `KEY -- REASON`, where KEY is a rule ID
+//! (`TC-ANS-002`, covering all its scenarios) or a scenario's name exactly
+//! as reports show it. `#` starts a comment line; blank lines are ignored.
+
+use std::path::Path;
+
+use anyhow::{bail, Context as _};
+use serde::{Deserialize, Serialize};
+
+use super::{ScenarioReport, Status, Summary};
+use crate::catalogue::Catalogue;
+
+/// The separator between an entry's key and its reason.
+const SEPARATOR: &str = " -- ";
+
+/// One accepted failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExpectedEntry {
+    /// A rule ID or a scenario name.
+    pub key: String,
+    pub reason: String,
+    /// Where it is written, `file:line`.
+    pub place: String,
+}
+
+impl ExpectedEntry {
+    /// Whether this entry covers `scenario`.
+    pub fn matches(&self, scenario: &ScenarioReport) -> bool {
+        scenario.name == self.key || scenario.rules.contains(&self.key)
+    }
+}
+
+/// A parsed expected-failures file.
+#[derive(Debug, Clone, Default)]
+pub struct ExpectedFailures {
+    pub entries: Vec<ExpectedEntry>,
+}
+
+impl ExpectedFailures {
+    pub fn read(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the expected failures {}", path.display()))?;
+        Self::parse(&text, &path.display().to_string())
+    }
+
+    pub fn parse(text: &str, origin: &str) -> anyhow::Result<Self> {
+        let catalogue = Catalogue::embedded();
+        let mut entries: Vec<ExpectedEntry> = Vec::new();
+        for (number, line) in text.lines().enumerate() {
+            let place = format!("{origin}:{}", number + 1);
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((key, reason)) = line.split_once(SEPARATOR) else {
+                bail!("{place}: write `KEY -- REASON` (a rule ID or a scenario name, then why it fails)");
+            };
+            let (key, reason) = (key.trim(), reason.trim());
+            if reason.is_empty() {
+                bail!("{place}: {key} needs a reason after `--`");
+            }
+            if key.starts_with("TC-") && !key.contains(' ') && catalogue.rule(key).is_none() {
+                bail!("{place}: {key} is not a rule of this kit's catalogue");
+            }
+            if let Some(earlier) = entries.iter().find(|e| e.key == key) {
+                bail!("{place}: {key} is listed already at {}", earlier.place);
+            }
+            entries.push(ExpectedEntry {
+                key: key.to_owned(),
+                reason: reason.to_owned(),
+                place,
+            });
+        }
+        Ok(Self { entries })
+    }
+}
+
+impl Summary {
+    /// Marks the listed failures as expected, and keeps the list so that
+    /// stale entries fail the run (see [`Summary::stale`]).
+    pub fn apply_expected(&mut self, expected: &[ExpectedEntry]) {
+        for entry in expected {
+            if !self.expected_failures.contains(entry) {
+                self.expected_failures.push(entry.clone());
+            }
+        }
+        for scenario in &mut self.scenarios {
+            if !matches!(
+                scenario.status,
+                Status::Failed | Status::NotMet | Status::Expected
+            ) {
+                continue;
+            }
+            if let Some(entry) = self.expected_failures.iter().find(|e| e.matches(scenario)) {
+                scenario.status = Status::Expected;
+                scenario.expected = Some(entry.reason.clone());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{scenario, summary};
+    use super::super::EXIT_FAILED;
+    use super::super::EXIT_PASSED;
+    use super::*;
+    use crate::catalogue::Level;
+
+    #[test]
+    fn reads_keys_and_reasons() {
+        let list = ExpectedFailures::parse(
+            "# FastMCP\n\nTC-ANS-002 -- returns the body as sent\nA JSON body -- x -- y\n",
+            "fastmcp.txt",
+        )
+        .unwrap();
+        assert_eq!(list.entries.len(), 2);
+        assert_eq!(list.entries[0].key, "TC-ANS-002");
+        assert_eq!(list.entries[0].place, "fastmcp.txt:3");
+        assert_eq!(list.entries[1].reason, "x -- y");
+    }
+
+    #[test]
+    fn refuses_entries_without_reason_unknown_rules_and_repeats() {
+        for text in [
+            "TC-ANS-002",
+            "TC-ANS-002 -- ",
+            "TC-NOPE-001 -- why",
+            "TC-ANS-002 -- a\nTC-ANS-002 -- b",
+        ] {
+            assert!(ExpectedFailures::parse(text, "f").is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn listed_failures_pass_the_run_and_stale_ones_fail_it() {
+        let list = ExpectedFailures::parse("TC-NAME-001 -- known", "f").unwrap();
+        let mut s = summary(vec![scenario(
+            "TC-NAME-001",
+            Level::Required,
+            Status::Failed,
+        )]);
+        s.apply_expected(&list.entries);
+        assert_eq!(s.scenarios[0].status, Status::Expected);
+        assert_eq!(s.scenarios[0].expected.as_deref(), Some("known"));
+        assert_eq!(s.verdict().exit_code, EXIT_PASSED);
+
+        let mut fixed = summary(vec![scenario(
+            "TC-NAME-001",
+            Level::Required,
+            Status::Passed,
+        )]);
+        fixed.apply_expected(&list.entries);
+        assert_eq!(fixed.stale().len(), 1);
+        assert_eq!(fixed.verdict().exit_code, EXIT_FAILED);
+        assert!(fixed.verdict().reasons[0].contains("TC-NAME-001"));
+
+        // A listed rule that did not run in this shard is not stale.
+        let mut elsewhere = summary(vec![scenario(
+            "TC-NAME-002",
+            Level::Required,
+            Status::Passed,
+        )]);
+        elsewhere.apply_expected(&list.entries);
+        assert!(elsewhere.stale().is_empty());
+    }
+
+    #[test]
+    fn a_scenario_name_covers_that_scenario_only() {
+        let list = ExpectedFailures::parse("checks TC-NAME-001 -- known", "f").unwrap();
+        let mut s = summary(vec![
+            scenario("TC-NAME-001", Level::Required, Status::Failed),
+            scenario("TC-NAME-002", Level::Required, Status::Failed),
+        ]);
+        s.apply_expected(&list.entries);
+        assert_eq!(s.scenarios[0].status, Status::Expected);
+        assert_eq!(s.scenarios[1].status, Status::Failed);
+    }
+}
