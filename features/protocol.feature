@@ -156,3 +156,19 @@ Feature: Protocol
   Scenario: A request without an Origin is served
     When an HTTP client sends initialize with protocol version "2025-11-25"
     Then the HTTP status is 200
+
+  @TC-PROTO-008 @http
+  Scenario: A tools/call POST is answered on its own response
+    Given the upstream answers every request with status 200
+    When an HTTP client sends initialize with protocol version "2025-11-25"
+    And the HTTP client calls the tool "listPets" with {}
+    Then the HTTP status is 200
+    And the answer to the POST carries the tool result
+
+  @TC-PROTO-008 @http
+  Scenario: A tools/call POST of the 2026-07-28 revision is answered on its own response
+    Given the upstream answers every request with status 200
+    When an HTTP client sends server/discover for protocol version 2026-07-28
+    And the HTTP client calls the tool "listPets" with {}
+    Then the HTTP status is 200
+    And the answer to the POST carries the tool result

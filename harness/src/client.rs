@@ -234,10 +234,16 @@ impl McpClient {
                 code: error.code.0,
                 message: error.message.into_owned(),
             }),
-            Err(other) => Err(anyhow!(
-                "tools/call {name} failed: {other}; what was seen:{}",
-                self.wire.since(mark)
-            )),
+            Err(other) => Err(match self.wire.violation(mark) {
+                Some(violation) => anyhow!(
+                    "tools/call {name}: {violation}; what was seen:{}",
+                    self.wire.since(mark)
+                ),
+                None => anyhow!(
+                    "tools/call {name} failed: {other}; what was seen:{}",
+                    self.wire.since(mark)
+                ),
+            }),
         }
     }
 

@@ -265,6 +265,12 @@ pub fn default_launches() -> usize {
 /// costs a fraction of a second when nothing changed.
 fn reference_binary() -> anyhow::Result<PathBuf> {
     let exe = std::env::current_exe().context("cannot locate the harness executable")?;
+    reference_binary_beside(&exe)
+}
+
+/// Finds (and, inside the workspace, builds) `hosted-mcp-gateway` beside the
+/// harness executable `exe`.
+pub fn reference_binary_beside(exe: &Path) -> anyhow::Result<PathBuf> {
     let dir = exe
         .parent()
         .context("the harness executable has no directory")?;

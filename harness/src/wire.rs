@@ -74,6 +74,8 @@ struct Post {
     answer: Option<(u16, Vec<(String, String)>)>,
     body: Tail,
     error: Option<String>,
+    /// A transport rule the answer broke.
+    violation: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -111,6 +113,18 @@ impl WireLog {
 
     fn closed(&self) -> bool {
         self.with(|log| log.closed)
+    }
+
+    /// The first transport rule an answer broke since `mark`.
+    pub fn violation(&self, mark: Mark) -> Option<String> {
+        self.with(|log| {
+            let first = log.next_post - log.posts.len();
+            log.posts
+                .iter()
+                .enumerate()
+                .filter(|(index, _)| first + index >= mark.post)
+                .find_map(|(_, post)| post.violation.clone())
+        })
     }
 
     /// Marks the present, before a call.
@@ -182,6 +196,7 @@ impl WireLog {
                 answer: None,
                 body: Tail::default(),
                 error: None,
+                violation: None,
             });
             log.next_post += 1;
             log.next_post - 1
@@ -300,7 +315,8 @@ impl StreamableHttpClient for ObservedHttp {
                      over Streamable HTTP a request is answered on its own POST response (JSON or an \
                      SSE stream), never only on another stream"
                 );
-                self.log.update(entry, |p| p.error = Some(broken.clone()));
+                self.log
+                    .update(entry, |p| p.violation = Some(broken.clone()));
                 return Err(StreamableHttpError::UnexpectedServerResponse(Cow::Owned(
                     broken,
                 )));

@@ -164,3 +164,29 @@ async fn answer_lists(world: &mut GatewayWorld, step: &Step) -> StepResult {
     }
     Ok(())
 }
+
+#[when(regex = r#"^the HTTP client calls the tool "([^"]*)" with (\{.*\})$"#)]
+async fn raw_call(world: &mut GatewayWorld, name: String, arguments: String) -> StepResult {
+    let params = json!({"name": name, "arguments": parse_json(&arguments)?});
+    world
+        .raw_http()
+        .await?
+        .request("tools/call", params, &[])
+        .await?;
+    Ok(())
+}
+
+#[then("the answer to the POST carries the tool result")]
+async fn post_carries_result(world: &mut GatewayWorld) -> StepResult {
+    let last = world.raw_http().await?.last()?;
+    let result = last.result().with_context(|| {
+        "the POST carrying tools/call must be answered on its own response, as JSON or an SSE stream"
+    })?;
+    if !result["content"].is_array() {
+        fail!(
+            "the answer to the POST is not a tool result (no content list): {}",
+            show(result)
+        );
+    }
+    Ok(())
+}

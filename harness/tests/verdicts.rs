@@ -1,0 +1,288 @@
+//! The harness's own verdicts, on gateways it was not written with: each
+//! test launches the real binary against a gateway that behaves one
+//! particular way, and checks the outcome the harness reports for it and the
+//! exit status, in the ways a harness goes wrong (a false pass, a start-up
+//! problem read as a broken rule, a rule passed on scenarios that never ran,
+//! a slow gateway failed at the defaults).
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+    sync::Mutex,
+};
+
+use hosted_mcp_conformance::launch::reference_binary_beside;
+use serde_json::Value;
+
+/// One run at a time: the slow-start test needs the CPUs it measures against.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+struct Run {
+    code: i32,
+    stdout: String,
+    report: Value,
+}
+
+impl Run {
+    fn rule(&self, id: &str) -> &Value {
+        self.report["rules"]
+            .as_array()
+            .and_then(|rules| rules.iter().find(|r| r["id"] == id))
+            .unwrap_or_else(|| panic!("{id} is not in the report:\n{}", self.stdout))
+    }
+
+    fn count(&self, status: &str) -> u64 {
+        self.report["counts"][status].as_u64().unwrap_or(0)
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("hosted-mcp-verdicts-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    dir
+}
+
+/// Runs the harness with `args` and reads its JSON report.
+fn harness(name: &str, args: &[&str]) -> Run {
+    let _turn = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let json = scratch(name).join("report.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
+        .args(args)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .expect("the harness runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let report = std::fs::read_to_string(&json)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(Value::Null);
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: format!("{stdout}{}", String::from_utf8_lossy(&output.stderr)),
+        report,
+    }
+}
+
+fn reference() -> String {
+    reference_binary_beside(Path::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance")))
+        .expect("the reference gateway builds")
+        .display()
+        .to_string()
+}
+
+fn http_template(program: &str) -> String {
+    format!(
+        "{program} serve --openapi {{openapi}} --base-url {{base_url}} --listen 127.0.0.1:{{port}}"
+    )
+}
+
+fn test_gateway(script: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/gateways")
+        .join(script)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn a_result_sent_on_another_stream_fails_the_transport_rule() {
+    let gateway = format!(
+        "python3 {} {} --openapi {{openapi}} --base-url {{base_url}} --port {{port}}",
+        test_gateway("answers_elsewhere.py"),
+        reference()
+    );
+    let run = harness(
+        "elsewhere",
+        &[
+            "--gateway",
+            &gateway,
+            "--tags",
+            "@TC-PROTO-008 or @TC-REQ-004",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(
+        run.rule("TC-PROTO-008")["status"],
+        "failed",
+        "{}",
+        run.stdout
+    );
+    // The call rules are not passed on results that came by the back door.
+    assert_eq!(run.rule("TC-REQ-004")["status"], "failed", "{}", run.stdout);
+    assert!(
+        run.stdout.contains("with HTTP 202 Accepted and no result"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_transport_not_offered_is_not_run_and_never_passed() {
+    let run = harness(
+        "one-transport",
+        &[
+            "--gateway",
+            &http_template(&reference()),
+            "--tags",
+            "@TC-PROTO-001",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        run.rule("TC-PROTO-001")["status"],
+        "not_run",
+        "{}",
+        run.stdout
+    );
+    assert_eq!((run.count("passed"), run.count("not_run")), (1, 1));
+    assert!(
+        run.stdout
+            .contains("1 scenario(s) not run: the gateway under test was given no stdio command"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_gateway_that_does_not_start_is_an_error_not_a_broken_rule() {
+    let run = harness(
+        "no-start",
+        &[
+            "--gateway",
+            "sh -c 'echo cannot open the document >&2; exit 1' {openapi} {base_url} {port}",
+            "--tags",
+            "@TC-HINT-001",
+        ],
+    );
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert_eq!(
+        (run.count("failed"), run.count("error")),
+        (0, 1),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.rule("TC-HINT-001")["status"], "error");
+    assert!(
+        run.stdout.contains("cannot open the document"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// The defaults must suit a gateway that needs 3 s of CPU to start: launches
+/// wait their turn, and each one's start-up window opens with it.
+#[test]
+fn a_slow_starting_gateway_passes_at_the_defaults() {
+    let burn = "python3 -c 'import time\nend = time.process_time() + 3\nwhile time.process_time() < end: pass'";
+    let gateway = format!(
+        "sh -c '{}; exec \"$0\" serve --openapi \"$1\" --base-url \"$2\" --listen 127.0.0.1:\"$3\"' {} {{openapi}} {{base_url}} {{port}}",
+        burn.replace('\'', "'\\''"),
+        reference()
+    );
+    let run = harness(
+        "slow-start",
+        &["--gateway", &gateway, "--tags", "@TC-HINT-002"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.count("error"), 0, "{}", run.stdout);
+    assert!(run.count("passed") >= 8, "{}", run.stdout);
+}
+
+#[test]
+fn expected_failures_pass_the_run_and_stale_ones_fail_it() {
+    let list = scratch("expected").join("known.txt");
+    std::fs::write(
+        &list,
+        "# known for now\nTC-PROTO-008 -- answers tools/call on the GET stream\n",
+    )
+    .expect("write the list");
+    let list = list.display().to_string();
+    let elsewhere = format!(
+        "python3 {} {} --openapi {{openapi}} --base-url {{base_url}} --port {{port}}",
+        test_gateway("answers_elsewhere.py"),
+        reference()
+    );
+    let listed = harness(
+        "expected-listed",
+        &[
+            "--gateway",
+            &elsewhere,
+            "--tags",
+            "@TC-PROTO-008",
+            "--expected-failures",
+            &list,
+        ],
+    );
+    assert_eq!(listed.code, 0, "{}", listed.stdout);
+    assert_eq!(listed.count("expected"), 2, "{}", listed.stdout);
+
+    let fixed = harness(
+        "expected-stale",
+        &["--tags", "@TC-PROTO-008", "--expected-failures", &list],
+    );
+    assert_eq!(fixed.code, 1, "{}", fixed.stdout);
+    assert!(
+        fixed.stdout.contains("TC-PROTO-008 passes now"),
+        "{}",
+        fixed.stdout
+    );
+}
+
+#[test]
+fn shards_merge_into_the_whole_run() {
+    let dir = scratch("shards");
+    let part = |index: &str| {
+        let json = dir.join(format!("{index}.json"));
+        let run = harness(
+            &format!("shard-{index}"),
+            &[
+                "--tags",
+                "@TC-HINT-002 or @TC-NAME-007",
+                "--shard",
+                &format!("{index}/2"),
+            ],
+        );
+        assert_eq!(run.code, 0, "{}", run.stdout);
+        std::fs::write(&json, run.report.to_string()).expect("write the shard");
+        (run, json)
+    };
+    let (first, first_json) = part("1");
+    let (second, second_json) = part("2");
+    let whole = harness("whole", &["--tags", "@TC-HINT-002 or @TC-NAME-007"]);
+    let places = |run: &Run| -> Vec<String> {
+        let mut places: Vec<String> = run.report["scenarios"]
+            .as_array()
+            .expect("scenarios")
+            .iter()
+            .map(|s| format!("{}:{}", s["file"], s["line"]))
+            .collect();
+        places.sort();
+        places
+    };
+    assert!(!places(&first).is_empty() && !places(&second).is_empty());
+    let mut joined = [places(&first), places(&second)].concat();
+    joined.sort();
+    assert_eq!(joined, places(&whole), "the shards split the run exactly");
+
+    let merged_json = dir.join("merged.json");
+    let merged = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
+        .arg("merge")
+        .args([&first_json, &second_json])
+        .arg("--json")
+        .arg(&merged_json)
+        .output()
+        .expect("merge runs");
+    assert!(merged.status.success(), "{merged:?}");
+    let merged: Value =
+        serde_json::from_str(&std::fs::read_to_string(&merged_json).expect("merged report"))
+            .expect("merged JSON");
+    assert_eq!(merged["counts"], whole.report["counts"]);
+    assert_eq!(
+        merged["rules"].as_array().map(Vec::len),
+        whole.report["rules"].as_array().map(Vec::len)
+    );
+}
