@@ -51,6 +51,16 @@ Feature: Loading the document
       | argument | required |
       | petId    | yes      |
 
+  @TC-LOAD-001
+  Scenario: A whole document of the kit's fixtures loads: a small pet store
+    Given the OpenAPI document is the kit's fixture "petstore.yaml"
+    When the gateway starts
+    Then the tools are, in order:
+      | listPets             |
+      | createPet            |
+      | showPetById          |
+      | delete__pets__petId_ |
+
   @TC-LOAD-002
   Scenario: OpenAPI 3.1 in YAML
     Given the OpenAPI document:

@@ -6,13 +6,24 @@ use cucumber::{gherkin::Step, given, then, when};
 use super::support::{doc_string, first_column, follow, parse_json, show, tool, tool_names};
 use crate::{
     client::CallOutcome,
-    fail,
+    fail, kit,
     world::{GatewayWorld, StepResult},
 };
 
 #[given("the OpenAPI document:")]
 async fn the_document(world: &mut GatewayWorld, step: &Step) -> StepResult {
     world.set_document(doc_string(step)?)?;
+    Ok(())
+}
+
+#[given(expr = "the OpenAPI document is the kit's fixture {string}")]
+async fn fixture_document(world: &mut GatewayWorld, name: String) -> StepResult {
+    let Some(bytes) = kit::fixture(&name) else {
+        fail!("the kit carries no fixture {name:?} (see fixtures/)");
+    };
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("the fixture {name:?} is not UTF-8"))?;
+    world.set_document(text)?;
     Ok(())
 }
 
