@@ -8,6 +8,10 @@
 //!
 //! `cargo test` builds `hosted-mcp-gateway` into the same target directory
 //! first, so the harness finds it beside its own executable.
+//!
+//! The two suites run at the same time, as two CI jobs on one machine would:
+//! a scenario's ports are its own for as long as it runs (the gateway's is
+//! reserved, the upstream's held), so scenarios cannot hear each other.
 
 use std::{path::PathBuf, process::Command};
 
@@ -23,16 +27,8 @@ fn report_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// One suite at a time: two suites at once double the loopback ports taken
-/// and freed, and with them the chance that one scenario's freed port is
-/// handed to another's gateway or upstream.
-static ONE_SUITE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 /// Runs the harness with `args` and checks the run and both reports.
 fn run_suite(name: &str, args: &[&str]) {
-    let _turn = ONE_SUITE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = report_dir(name);
     let (junit, json) = (dir.join("junit.xml"), dir.join("rules.json"));
     let output = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
