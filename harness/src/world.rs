@@ -68,7 +68,9 @@ impl fmt::Display for StepFailure {
 pub struct GatewayWorld {
     upstream: DropElsewhere<Upstream>,
     launcher: Option<Arc<Launcher>>,
-    /// This scenario's turn to launch, held while its gateway comes up.
+    /// This scenario's turn to launch, held while its gateway comes up: until
+    /// it answers the MCP handshake (a gateway may accept TCP long before it
+    /// can serve), or accepts TCP when the scenario drives HTTP by hand.
     slot: Option<OwnedSemaphorePermit>,
     transport: Transport,
     /// Whether the gateway is told where the credential goes (see [`placement`]).
@@ -346,6 +348,8 @@ impl GatewayWorld {
     /// The gateway's MCP endpoint, launching it if needed. HTTP only.
     pub async fn mcp_url(&mut self) -> anyhow::Result<String> {
         self.launched().await?;
+        // Hand-driven HTTP has no handshake to wait for: accepting is starting.
+        self.slot = None;
         let running = self.running.as_ref().context("no gateway")?;
         running.gateway.mcp_url().with_context(|| {
             format!(
@@ -414,7 +418,7 @@ impl GatewayWorld {
         self.launched().await?;
         let running = self.running.as_mut().context("no gateway")?;
         if running.client.is_none() {
-            // Over stdio the handshake is the start-up: it gets the window.
+            // The handshake ends the start-up: it gets the start-up window too.
             let within = self
                 .launcher
                 .as_ref()
@@ -452,9 +456,6 @@ impl GatewayWorld {
                     return Err(failure.into());
                 }
             };
-            if self.transport == Transport::Http {
-                self.slot = None;
-            }
             self.running = Some(Running {
                 client: None,
                 gateway,
