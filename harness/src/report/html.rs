@@ -1,26 +1,778 @@
-//! `--html FILE`: the run as one self-contained page.
+//! `--html FILE`: the run as one self-contained page, for the implementer
+//! reading their gateway's results.
+//!
+//! The page needs nothing but itself: inline CSS, no script, no font, image
+//! or link to anywhere, and a Content-Security-Policy that forbids fetching
+//! anything, so it opens from disk with no network. It holds no date: the
+//! same summary always gives the same page.
+//!
+//! Every text that comes from a gateway (messages, bodies, stderr) is
+//! hostile input: it is escaped, and terminal escape sequences are dropped.
+//! Non-passing scenarios are `<details>`, closed on screen and open in print.
 
-use super::Summary;
+use std::fmt::{self, Display, Write as _};
+
+use super::{Failure, RuleReport, ScenarioReport, Status, Summary, Verdict};
+use crate::catalogue::{Catalogue, Level};
+
+/// Every status, in the order the counts show them.
+const STATUSES: [Status; 6] = [
+    Status::Passed,
+    Status::Failed,
+    Status::NotMet,
+    Status::Expected,
+    Status::NotRun,
+    Status::Error,
+];
 
 impl Summary {
     /// The run as an HTML page that needs nothing but itself.
     pub fn html(&self) -> String {
-        let mut out =
-            String::from("<!doctype html><meta charset=utf-8><title>conformance</title><table>");
-        for rule in self.rules() {
-            out.push_str(&format!(
-                "<tr><td>{}</td><td>{}</td></tr>",
-                escape(rule.id),
-                rule.status.label()
-            ));
-        }
-        out.push_str("</table>");
+        let mut out = String::with_capacity(64 * 1024);
+        self.write_html(&mut out)
+            .expect("writing to a String cannot fail");
         out
+    }
+
+    fn write_html(&self, out: &mut String) -> fmt::Result {
+        let verdict = self.verdict();
+        let rules = self.rules();
+        let sections = by_section(&rules);
+        write!(
+            out,
+            "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+             <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
+             <meta name=\"generator\" content=\"{kit}\">\n\
+             <title>{outcome}: conformance of the gateway ({kit})</title>\n\
+             <style>{CSS}</style>\n</head>\n<body>\n",
+            kit = Text(&self.kit.describe()),
+            outcome = Text(&verdict.outcome.to_uppercase()),
+        )?;
+        self.header(out, &verdict, &rules)?;
+        self.notices(out)?;
+        overview(out, &sections)?;
+        out.push_str("<main>\n");
+        for (section, rules) in &sections {
+            write_section(out, section, rules)?;
+        }
+        out.push_str("</main>\n");
+        write!(
+            out,
+            "<footer>{} · the rules: <code>docs/rules.md</code></footer>\n</body>\n</html>\n",
+            Text(&self.kit.describe())
+        )
+    }
+
+    /// The kit, the gateway, the verdict and the counts.
+    fn header(&self, out: &mut String, verdict: &Verdict, rules: &[RuleReport]) -> fmt::Result {
+        let outcome = match verdict.outcome {
+            "passed" => Status::Passed,
+            "failed" => Status::Failed,
+            _ => Status::Error,
+        };
+        write!(
+            out,
+            "<header>\n<p class=\"kit\">{} <span class=\"version\">{}</span> · rules revision <code>{}</code></p>\n\
+             <h1>Conformance report</h1>\n\
+             <section class=\"verdict {}\" aria-label=\"Verdict\">\n\
+             <p class=\"outcome\">Run <strong>{}</strong> <span class=\"exit\">exit code {}</span></p>\n",
+            Text(&self.kit.name),
+            Text(&self.kit.version),
+            Text(&self.kit.rules_revision),
+            class(outcome),
+            Text(verdict.outcome),
+            verdict.exit_code,
+        )?;
+        if !verdict.reasons.is_empty() {
+            out.push_str("<ul class=\"reasons\">");
+            for reason in &verdict.reasons {
+                write!(out, "<li>{}</li>", Text(reason))?;
+            }
+            out.push_str("</ul>\n");
+        }
+        let counts = self.counts();
+        out.push_str("<p class=\"counts\">");
+        for status in STATUSES {
+            let count = match status {
+                Status::Passed => counts.passed,
+                Status::Failed => counts.failed,
+                Status::NotMet => counts.not_met,
+                Status::Expected => counts.expected,
+                Status::NotRun => counts.not_run,
+                Status::Error => counts.error,
+            };
+            if count > 0 || matches!(status, Status::Passed | Status::Failed) {
+                write!(
+                    out,
+                    "<span class=\"count {}\"><b>{count}</b> {}{}</span> ",
+                    class(status),
+                    status.label(),
+                    if count != 1 && matches!(status, Status::Expected | Status::Error) {
+                        "s"
+                    } else {
+                        ""
+                    }
+                )?;
+            }
+        }
+        let passed = rules.iter().filter(|r| r.status == Status::Passed).count();
+        write!(
+            out,
+            "</p>\n<p class=\"lastline\"><code>{}</code> · {passed} of {} rules passed ({} in the catalogue)</p>\n</section>\n",
+            Text(&self.last_line()),
+            rules.len(),
+            Catalogue::embedded().rules.len(),
+        )?;
+
+        out.push_str("<dl class=\"run\">\n<dt>Gateway</dt><dd>");
+        if self.gateway.is_empty() {
+            out.push_str("<span class=\"muted\">no command recorded</span>");
+        }
+        for (transport, template) in &self.gateway {
+            write!(
+                out,
+                "<div class=\"command\"><span class=\"transport\">{}</span> <code>{}</code></div>",
+                Text(transport),
+                Text(template)
+            )?;
+        }
+        out.push_str("</dd>\n");
+        writeln!(
+            out,
+            "<dt>Recommended rules</dt><dd>{}</dd>",
+            if self.strict {
+                "fail the run (<code>--strict</code>)"
+            } else {
+                "reported apart; they fail a run only with <code>--strict</code>"
+            }
+        )?;
+        if !self.shards.is_empty() {
+            let shards: Vec<String> = self
+                .shards
+                .iter()
+                .map(|s| format!("{}/{}", s.index, s.count))
+                .collect();
+            writeln!(out, "<dt>Shards</dt><dd>{}</dd>", shards.join(", "))?;
+        }
+        if !self.expected_failures.is_empty() {
+            write!(
+                out,
+                "<dt>Expected failures</dt><dd><details class=\"listed\"><summary>{} listed</summary><ul>",
+                self.expected_failures.len()
+            )?;
+            for entry in &self.expected_failures {
+                write!(
+                    out,
+                    "<li><b>{}</b> — {} <span class=\"muted\">({})</span></li>",
+                    Text(&entry.key),
+                    Text(&entry.reason),
+                    Text(&entry.place)
+                )?;
+            }
+            out.push_str("</ul></details></dd>\n");
+        }
+        out.push_str("</dl>\n</header>\n");
+        Ok(())
+    }
+
+    /// Stale expected failures and what kept scenarios from running.
+    fn notices(&self, out: &mut String) -> fmt::Result {
+        let stale = self.stale();
+        if !stale.is_empty() {
+            out.push_str(
+                "<section class=\"notice failed\">\n<h2>Expected failures that now pass</h2>\n\
+                 <p>Each fails the run until it is removed from the list.</p>\n<ul>",
+            );
+            for entry in stale {
+                write!(
+                    out,
+                    "<li><a href=\"#{id}\"><b>{key}</b></a> passes now: remove it from <code>{place}</code> <span class=\"muted\">(listed as: {reason})</span></li>",
+                    id = Text(&anchor(&entry.key)),
+                    key = Text(&entry.key),
+                    place = Text(&entry.place),
+                    reason = Text(&entry.reason),
+                )?;
+            }
+            out.push_str("</ul>\n</section>\n");
+        }
+        if !self.problems.is_empty() {
+            out.push_str("<section class=\"notice error\">\n<h2>Problems</h2>\n<ul>");
+            for problem in &self.problems {
+                write!(out, "<li>{}</li>", Text(&plain(problem)))?;
+            }
+            out.push_str("</ul>\n</section>\n");
+        }
+        Ok(())
     }
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+/// A section's name, its catalogue entry's feature file, and its rules.
+type SectionRules<'r, 'a> = (&'r str, Vec<&'r RuleReport<'a>>);
+
+/// The rules by section: catalogue sections in catalogue order, then any
+/// section the catalogue does not know.
+fn by_section<'r, 'a>(rules: &'r [RuleReport<'a>]) -> Vec<SectionRules<'r, 'a>> {
+    let mut sections: Vec<SectionRules> = Vec::new();
+    for section in &Catalogue::embedded().sections {
+        let name = section.name.as_str();
+        let in_section: Vec<_> = rules.iter().filter(|r| r.section() == name).collect();
+        if !in_section.is_empty() {
+            sections.push((name, in_section));
+        }
+    }
+    for rule in rules {
+        let name = rule.section();
+        if !sections.iter().any(|(s, _)| *s == name) {
+            sections.push((name, rules.iter().filter(|r| r.section() == name).collect()));
+        }
+    }
+    sections
+}
+
+/// One row per section: rules passed by level, and the rules not passing.
+fn overview(out: &mut String, sections: &[SectionRules]) -> fmt::Result {
+    out.push_str(
+        "<nav class=\"overview\" aria-label=\"Sections\">\n<h2>Sections</h2>\n<p class=\"muted\">Rules passed of the rules checked, by level.</p>\n<div class=\"scroll\"><table>\n\
+         <thead><tr><th scope=\"col\">Section</th><th scope=\"col\">Required</th>\
+         <th scope=\"col\">Recommended</th><th scope=\"col\">Not passing</th></tr></thead>\n<tbody>\n",
+    );
+    for (section, rules) in sections {
+        write!(
+            out,
+            "<tr><th scope=\"row\"><a href=\"#{}\">{}</a></th>",
+            Text(&section_anchor(section)),
+            Text(section)
+        )?;
+        for level in [Level::Required, Level::Recommended] {
+            let of_level: Vec<_> = rules.iter().filter(|r| r.level == level).collect();
+            let passed = of_level
+                .iter()
+                .filter(|r| r.status == Status::Passed)
+                .count();
+            if of_level.is_empty() {
+                out.push_str("<td class=\"num muted\">–</td>");
+            } else {
+                write!(
+                    out,
+                    "<td class=\"num {}\">{passed}/{}</td>",
+                    class(worst(of_level.iter().map(|r| r.status))),
+                    of_level.len()
+                )?;
+            }
+        }
+        out.push_str("<td>");
+        for rule in rules.iter().filter(|r| r.status != Status::Passed) {
+            write!(
+                out,
+                "<a class=\"tag {}\" href=\"#{}\">{} <small>{}</small></a> ",
+                class(rule.status),
+                Text(&anchor(rule.id)),
+                Text(rule.id),
+                rule.status.label()
+            )?;
+        }
+        out.push_str("</td></tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n</nav>\n");
+    Ok(())
+}
+
+fn write_section(out: &mut String, name: &str, rules: &[&RuleReport]) -> fmt::Result {
+    let feature = Catalogue::embedded()
+        .sections
+        .iter()
+        .find(|s| s.name == name)
+        .map(|s| s.feature.as_str())
+        .filter(|f| !f.is_empty());
+    write!(
+        out,
+        "<section class=\"section\" id=\"{}\">\n<h2>{}",
+        Text(&section_anchor(name)),
+        Text(name)
+    )?;
+    if let Some(feature) = feature {
+        write!(
+            out,
+            " <span class=\"file\">features/{}</span>",
+            Text(feature)
+        )?;
+    }
+    out.push_str("</h2>\n");
+    for rule in rules {
+        write_rule(out, rule)?;
+    }
+    out.push_str("</section>\n");
+    Ok(())
+}
+
+fn write_rule(out: &mut String, rule: &RuleReport) -> fmt::Result {
+    write!(
+        out,
+        "<article class=\"rule {status}\" id=\"{anchor}\" data-rule=\"{id}\">\n\
+         <h3><span class=\"id\">{id}</span> <span class=\"level {level}\">{level}</span> {badge}</h3>\n",
+        status = class(rule.status),
+        anchor = Text(&anchor(rule.id)),
+        id = Text(rule.id),
+        level = rule.level.name(),
+        badge = Badge(rule.status),
+    )?;
+    match rule.rule {
+        Some(entry) => write!(
+            out,
+            "<p class=\"statement\">{}</p>\n<p class=\"source\">Source: {}</p>\n",
+            Inline(&entry.statement),
+            Text(&entry.source)
+        )?,
+        None => out.push_str(
+            "<p class=\"statement muted\">Not a rule of this kit's catalogue: a tag of the scenarios.</p>\n",
+        ),
+    }
+    out.push_str("<ul class=\"scenarios\">\n");
+    for scenario in &rule.scenarios {
+        write_scenario(out, scenario)?;
+    }
+    out.push_str("</ul>\n</article>\n");
+    Ok(())
+}
+
+fn write_scenario(out: &mut String, scenario: &ScenarioReport) -> fmt::Result {
+    let heading = |out: &mut String| {
+        write!(
+            out,
+            "{} <span class=\"name\">{}</span> <span class=\"where\"><span class=\"place\">{}</span> · {} · {:.1} s</span>",
+            Badge(scenario.status),
+            Text(&scenario.name),
+            Text(&scenario.place()),
+            Text(&scenario.transport),
+            scenario.seconds,
+        )
+    };
+    write!(
+        out,
+        "<li class=\"scenario {}\" data-scenario=\"{}\">",
+        class(scenario.status),
+        Text(&scenario.place())
+    )?;
+    if scenario.status == Status::Passed {
+        out.push_str("<div class=\"line\">");
+        heading(out)?;
+        out.push_str("</div></li>\n");
+        return Ok(());
+    }
+    let none = Failure::default();
+    let failure = scenario.failure.as_ref().unwrap_or(&none);
+    out.push_str("<details><summary>");
+    heading(out)?;
+    if !failure.summary.is_empty() {
+        write!(
+            out,
+            " <span class=\"why\">{}</span>",
+            Text(&plain(&failure.summary))
+        )?;
+    }
+    out.push_str("</summary>\n<div class=\"detail\">\n");
+    write_failure(out, scenario, failure)?;
+    out.push_str("</div></details></li>\n");
+    Ok(())
+}
+
+/// What the reader needs to act on a scenario that did not pass.
+fn write_failure(out: &mut String, scenario: &ScenarioReport, failure: &Failure) -> fmt::Result {
+    out.push_str("<dl class=\"facts\">");
+    if let Some(reason) = &scenario.expected {
+        write!(
+            out,
+            "<dt>Expected failure</dt><dd>{}</dd>",
+            Text(&plain(reason))
+        )?;
+    }
+    let why = match scenario.status {
+        Status::NotRun => Some("Not run"),
+        Status::Error => Some("Not judged"),
+        _ => None,
+    };
+    if let Some(why) = why {
+        write!(
+            out,
+            "<dt>{why}</dt><dd>{}</dd>",
+            Text(&plain(&failure.summary))
+        )?;
+    }
+    if let Some(step) = &failure.step {
+        write!(out, "<dt>Failing step</dt><dd><code>{}</code>", Text(step))?;
+        if let Some(line) = failure.step_line {
+            write!(
+                out,
+                " <span class=\"muted\">at {}:{line}</span>",
+                Text(&scenario.file)
+            )?;
+        }
+        out.push_str("</dd>");
+    }
+    if scenario.rules.len() > 1 {
+        write!(
+            out,
+            "<dt>Rules</dt><dd>{}</dd>",
+            Text(&scenario.rules.join(", "))
+        )?;
+    }
+    out.push_str("</dl>\n");
+    // The message in full, unless it is the one line said already.
+    let said_already = why.is_some() && failure.message == failure.summary;
+    if !failure.message.is_empty() && !said_already {
+        write!(
+            out,
+            "<h4>Message</h4>\n<pre class=\"message\">{}</pre>\n",
+            Text(&plain(&failure.message))
+        )?;
+    }
+    if !failure.upstream.is_empty() {
+        write!(
+            out,
+            "<h4>The upstream received {} request{}</h4>\n<ol class=\"requests\">",
+            failure.upstream.len(),
+            if failure.upstream.len() == 1 { "" } else { "s" }
+        )?;
+        for request in &failure.upstream {
+            write!(
+                out,
+                "<li><pre>{}</pre></li>",
+                Text(&plain(request.trim_end()))
+            )?;
+        }
+        out.push_str("</ol>\n");
+    } else if scenario.status != Status::NotRun {
+        out.push_str("<p class=\"muted\">The upstream received nothing.</p>\n");
+    }
+    let stderr = plain(failure.stderr.trim_end());
+    if !stderr.trim().is_empty() {
+        let lines = stderr.lines().count();
+        write!(
+            out,
+            "<h4>The end of the gateway&#39;s stderr <span class=\"muted\">({lines} line{})</span></h4>\n<pre class=\"stderr\">{}</pre>\n",
+            if lines == 1 { "" } else { "s" },
+            Text(&stderr)
+        )?;
+    }
+    Ok(())
+}
+
+/// The CSS class of a status (also the verdict's).
+fn class(status: Status) -> &'static str {
+    match status {
+        Status::Passed => "passed",
+        Status::Failed => "failed",
+        Status::NotMet => "not-met",
+        Status::Expected => "expected",
+        Status::NotRun => "not-run",
+        Status::Error => "error",
+    }
+}
+
+/// The status that colours a group of rules: the worst, ranked as a rule
+/// ranks its scenarios.
+fn worst(statuses: impl IntoIterator<Item = Status>) -> Status {
+    let statuses: Vec<Status> = statuses.into_iter().collect();
+    [
+        Status::Failed,
+        Status::NotMet,
+        Status::Error,
+        Status::Expected,
+        Status::NotRun,
+    ]
+    .into_iter()
+    .find(|status| statuses.contains(status))
+    .unwrap_or(Status::Passed)
+}
+
+/// A rule's anchor: its ID, which is already a fine fragment.
+fn anchor(id: &str) -> String {
+    id.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// A section's anchor: `s-the-answer`.
+fn section_anchor(name: &str) -> String {
+    let mut slug = String::from("s-");
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    slug
+}
+
+/// A gateway's text as a page shows it: terminal escape sequences (colours
+/// in logs) dropped, carriage returns dropped, other control characters
+/// replaced by U+FFFD. Still to be escaped.
+fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => {
+                // CSI: ESC [ parameters, then one final byte in @..~.
+                if chars.next_if_eq(&'[').is_some() {
+                    for c in chars.by_ref() {
+                        if ('@'..='~').contains(&c) {
+                            break;
+                        }
+                    }
+                }
+            }
+            '\r' => {}
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Text escaped for HTML, in element content and in quoted attributes.
+struct Text<'a>(&'a str);
+
+impl Display for Text<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut rest = self.0;
+        while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
+            f.write_str(&rest[..at])?;
+            f.write_str(match rest.as_bytes()[at] {
+                b'&' => "&amp;",
+                b'<' => "&lt;",
+                b'>' => "&gt;",
+                b'"' => "&quot;",
+                _ => "&#39;",
+            })?;
+            rest = &rest[at + 1..];
+        }
+        f.write_str(rest)
+    }
+}
+
+/// A catalogue statement: escaped, with its `backticked` parts as code.
+struct Inline<'a>(&'a str);
+
+impl Display for Inline<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<&str> = self.0.split('`').collect();
+        if parts.len().is_multiple_of(2) {
+            // An unmatched backtick: show the text as written.
+            return Text(self.0).fmt(f);
+        }
+        for (index, part) in parts.iter().enumerate() {
+            if index % 2 == 1 {
+                write!(f, "<code>{}</code>", Text(part))?;
+            } else {
+                Text(part).fmt(f)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A status as a coloured label that says it in words too.
+struct Badge(Status);
+
+impl Display for Badge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "<span class=\"badge {}\">{}</span>",
+            class(self.0),
+            self.0.label()
+        )
+    }
+}
+
+/// The page's style: light and dark, narrow screens, print.
+const CSS: &str = r#"
+:root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--bg:#fff;--panel:#f6f8fa;--line:#d1d9e0;
+--passed:#1a7f37;--passed-bg:#dafbe1;--failed:#cf222e;--failed-bg:#ffebe9;--error:#8250df;--error-bg:#f5eefe;
+--amber:#9a6700;--amber-bg:#fff8c5;--grey:#59636e;--grey-bg:#eff2f5}
+@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--panel:#151b23;--line:#3d444d;
+--passed:#3fb950;--passed-bg:#12261e;--failed:#ff7b72;--failed-bg:#2d1619;--error:#bc8cff;--error-bg:#231a36;
+--amber:#d29922;--amber-bg:#2b2111;--grey:#9198a1;--grey-bg:#212830}}
+.passed{--c:var(--passed);--cb:var(--passed-bg)}.failed{--c:var(--failed);--cb:var(--failed-bg)}
+.error{--c:var(--error);--cb:var(--error-bg)}.not-met,.expected{--c:var(--amber);--cb:var(--amber-bg)}
+.not-run{--c:var(--grey);--cb:var(--grey-bg)}
+*{box-sizing:border-box}
+body{margin:0 auto;max-width:76rem;padding:1.5rem 2rem 3rem;background:var(--bg);color:var(--fg);
+font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+code,pre,.id,.place,.file,.transport{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liberation Mono",monospace}
+code{font-size:.88em;background:var(--panel);border:1px solid var(--line);border-radius:4px;padding:0 .25em;overflow-wrap:anywhere}
+a{color:inherit}
+h1{font-size:1.8rem;margin:.1rem 0 1rem;line-height:1.2}
+h2{font-size:1.3rem;margin:2.2rem 0 .6rem;padding-bottom:.3rem;border-bottom:1px solid var(--line)}
+h3{font-size:1rem;margin:0;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
+h4{font-size:.85rem;margin:1rem 0 .3rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted)}
+h4 .muted{text-transform:none;letter-spacing:0}
+.muted{color:var(--muted)}
+.kit{margin:0;color:var(--muted)}.version{font-weight:600;color:var(--fg)}
+.verdict{border:1px solid var(--c);border-left:.5rem solid var(--c);background:var(--cb);border-radius:8px;padding:.8rem 1.2rem;margin:0 0 1rem}
+.outcome{margin:0;font-size:1.35rem}.outcome strong{color:var(--c);text-transform:uppercase;letter-spacing:.03em}
+.exit{font-size:.9rem;color:var(--muted);margin-left:.4rem}
+.reasons{margin:.4rem 0;padding-left:1.3rem}
+.counts{display:flex;flex-wrap:wrap;gap:.4rem;margin:.6rem 0 .3rem}
+.count{border:1px solid var(--c);background:var(--bg);color:var(--c);border-radius:1rem;padding:.05rem .7rem;font-weight:600}
+.count b{font-size:1.1em}
+.lastline{margin:.3rem 0 0;color:var(--muted);font-size:.9rem}.lastline code{background:none;border:0;padding:0}
+.run{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem;margin:0}
+.run dt{color:var(--muted);font-weight:600}.run dd{margin:0;min-width:0}
+.command{margin:.1rem 0}.transport{display:inline-block;min-width:3.5rem;font-size:.85em;color:var(--muted)}
+.listed summary{cursor:pointer}.listed ul{margin:.3rem 0;padding-left:1.3rem}
+.notice{border:1px solid var(--c);border-left:.5rem solid var(--c);background:var(--cb);border-radius:8px;padding:.2rem 1.2rem .6rem;margin:1rem 0}
+.notice h2{border:0;margin:.6rem 0 .2rem;font-size:1.1rem;color:var(--c)}.notice p{margin:.2rem 0}
+.scroll{overflow-x:auto}
+table{border-collapse:collapse;width:100%;font-size:.93rem}
+th,td{text-align:left;padding:.35rem .6rem;border-bottom:1px solid var(--line);vertical-align:top}
+thead th{color:var(--muted);font-weight:600;font-size:.85rem;white-space:nowrap}
+tbody th{font-weight:500;white-space:nowrap}
+td.num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums;width:1%}
+td.num{color:var(--c);font-weight:600}
+.tag{display:inline-block;text-decoration:none;border:1px solid var(--c);background:var(--cb);border-radius:4px;padding:0 .35rem;margin:.1rem 0;font-size:.85rem;white-space:nowrap}
+.tag small{color:var(--c);font-weight:600}
+.file{font-size:.8rem;font-weight:400;color:var(--muted);margin-left:.4rem}
+.rule{border:1px solid var(--line);border-left:.3rem solid var(--c);border-radius:6px;padding:.6rem .9rem .5rem;margin:.7rem 0;background:var(--bg)}
+.id{font-weight:700}
+.level{font-size:.75rem;color:var(--muted);border:1px solid var(--line);border-radius:4px;padding:0 .35rem}
+.level.recommended{border-style:dashed}
+.badge{display:inline-block;border:1px solid var(--c);background:var(--cb);color:var(--c);border-radius:1rem;padding:0 .55rem;
+font-size:.75rem;font-weight:700;text-transform:uppercase;letter-spacing:.04em;white-space:nowrap;line-height:1.5}
+.statement{margin:.35rem 0 .1rem}
+.source{margin:0 0 .3rem;font-size:.82rem;color:var(--muted)}
+.scenarios{list-style:none;margin:.3rem 0 0;padding:0;border-top:1px dashed var(--line)}
+.scenario{padding:.25rem 0;font-size:.9rem}
+.scenario+.scenario{border-top:1px dashed var(--line)}
+.line,summary{display:flex;flex-wrap:wrap;align-items:baseline;gap:.1rem .5rem}
+summary{cursor:pointer;list-style:none}
+summary::-webkit-details-marker{display:none}
+summary::before{content:"▸";color:var(--c);width:.8rem;flex:none}
+details[open]>summary::before{content:"▾"}
+.line{padding-left:1.3rem}
+.where{color:var(--muted);font-size:.82rem}.place{font-size:.95em}
+.why{flex-basis:100%;padding-left:1.3rem;color:var(--c);font-weight:500}
+.detail{margin:.4rem 0 .6rem 1.3rem;padding:.2rem .9rem .6rem;border-left:3px solid var(--c);background:var(--panel);border-radius:0 6px 6px 0;overflow-wrap:anywhere}
+.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem .8rem;margin:.5rem 0}
+.facts dt{color:var(--muted);font-weight:600}.facts dd{margin:0;min-width:0}
+pre{margin:0;padding:.5rem .7rem;background:var(--bg);border:1px solid var(--line);border-radius:6px;font-size:.82rem;line-height:1.45;
+white-space:pre-wrap;overflow-wrap:anywhere;max-height:28rem;overflow:auto}
+.requests{margin:0;padding-left:1.6rem}.requests li+li{margin-top:.4rem}
+footer{margin-top:3rem;padding-top:.6rem;border-top:1px solid var(--line);color:var(--muted);font-size:.85rem}
+@media (max-width:40rem){body{padding:1rem .8rem 2rem;font-size:14px}.run,.facts{grid-template-columns:1fr}.run dd,.facts dd{margin-bottom:.4rem}
+.detail{margin-left:0}.line,.why{padding-left:0}h1{font-size:1.5rem}tbody th{white-space:normal}
+.verdict,.notice{padding-left:.9rem;padding-right:.9rem}}
+@media print{:root{color-scheme:light}body{max-width:none;padding:0;font-size:10pt}*{-webkit-print-color-adjust:exact;print-color-adjust:exact}
+details::details-content{content-visibility:visible;display:block}summary::before{content:none}
+pre{max-height:none;overflow:visible}.rule>h3,.verdict,summary{break-inside:avoid;break-after:avoid}a{text-decoration:none}}
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{scenario, summary};
+    use super::*;
+
+    #[test]
+    fn hostile_text_comes_out_inert() {
+        let mut failed = scenario("TC-ANS-008", Level::Required, Status::Failed);
+        failed.failure = Some(Failure {
+            summary: "expected \"a\", got <b>".into(),
+            step: Some("Then the result is \"<img src=x onerror=alert(1)>\"".into()),
+            step_line: Some(12),
+            message: "expected: ok\ngot: <script>alert(1)</script></details></pre>".into(),
+            upstream: vec!["POST /x\n\n<script>alert(2)</script>".into()],
+            stderr: "\u{1b}[31mERROR\u{1b}[0m <style>body{display:none}</style>\r\n\u{7}".into(),
+        });
+        let html = summary(vec![failed]).html();
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("got &lt;b&gt;"), "{html}");
+        assert!(
+            html.contains("got: &lt;script&gt;alert(1)&lt;/script&gt;&lt;/details&gt;&lt;/pre&gt;")
+        );
+        assert!(html.contains("&lt;script&gt;alert(2)&lt;/script&gt;"));
+        assert!(html.contains("ERROR &lt;style&gt;body{display:none}&lt;/style&gt;\n\u{fffd}"));
+        assert!(!html.contains('\u{1b}'));
+        assert_eq!(html.matches("<style>").count(), 1);
+        assert_eq!(
+            html.matches("<details>").count(),
+            html.matches("</details>").count()
+        );
+        assert_eq!(html.matches("<pre").count(), html.matches("</pre>").count());
+    }
+
+    #[test]
+    fn escapes_every_special_character() {
+        assert_eq!(
+            Text(r#"<a href="x" title='y'>&amp;</a>"#).to_string(),
+            "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;"
+        );
+        assert_eq!(
+            Inline("Bearer `<credential>` & `a`").to_string(),
+            "Bearer <code>&lt;credential&gt;</code> &amp; <code>a</code>"
+        );
+        assert_eq!(Inline("one ` tick <").to_string(), "one ` tick &lt;");
+    }
+
+    #[test]
+    fn shows_every_rule_once_in_catalogue_order() {
+        let mut scenarios: Vec<ScenarioReport> = Catalogue::embedded()
+            .rules
+            .iter()
+            .rev()
+            .map(|rule| scenario(&rule.id, rule.level, Status::Passed))
+            .collect();
+        scenarios.push(scenario("TC-UNKNOWN-001", Level::Required, Status::Failed));
+        let s = summary(scenarios);
+        let html = s.html();
+        let mut at = 0;
+        for rule in s.rules().iter().filter(|r| r.rule.is_some()) {
+            let marker = format!("data-rule=\"{}\"", rule.id);
+            assert_eq!(html.matches(&marker).count(), 1, "{}", rule.id);
+            let found = html.find(&marker).unwrap();
+            assert!(found > at, "{} is out of order", rule.id);
+            at = found;
+        }
+        assert_eq!(html.matches("data-rule=").count(), s.rules().len());
+        assert!(html.contains("Not a rule of this kit"));
+        assert!(html.contains("<code>Authorization: Bearer &lt;credential&gt;</code>"));
+    }
+
+    #[test]
+    fn the_page_is_deterministic_and_self_contained() {
+        let s = summary(vec![
+            scenario("TC-NAME-001", Level::Required, Status::Passed),
+            scenario("TC-NAME-008", Level::Recommended, Status::NotMet),
+            scenario("TC-PROTO-001", Level::Required, Status::NotRun),
+            scenario("TC-LOAD-001", Level::Required, Status::Error),
+        ]);
+        let html = s.html();
+        assert_eq!(html, s.html());
+        for needle in ["http://", "https://", "<script", "<link", "<img", "url("] {
+            assert!(!html.contains(needle), "{needle}");
+        }
+        assert!(html.contains(&format!("exit code {}", s.verdict().exit_code)));
+        assert!(html.contains(&s.last_line()));
+        for status in ["not met", "not run", "error"] {
+            assert!(html.contains(&format!(">{status}</span>")), "{status}");
+        }
+    }
+
+    #[test]
+    fn terminal_escapes_are_dropped_from_gateway_text() {
+        assert_eq!(
+            plain("\u{1b}[1;31mred\u{1b}[0m\r\nnext\u{0}"),
+            "red\nnext\u{fffd}"
+        );
+    }
 }
