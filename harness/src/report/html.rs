@@ -12,7 +12,7 @@
 
 use std::fmt::{self, Display, Write as _};
 
-use super::{Failure, RuleReport, ScenarioReport, Status, Summary, Verdict};
+use super::{worst, Failure, RuleReport, ScenarioReport, Status, Summary, Verdict};
 use crate::catalogue::{Catalogue, Level};
 
 /// Every status, in the order the counts show them.
@@ -94,14 +94,7 @@ impl Summary {
         let counts = self.counts();
         out.push_str("<p class=\"counts\">");
         for status in STATUSES {
-            let count = match status {
-                Status::Passed => counts.passed,
-                Status::Failed => counts.failed,
-                Status::NotMet => counts.not_met,
-                Status::Expected => counts.expected,
-                Status::NotRun => counts.not_run,
-                Status::Error => counts.error,
-            };
+            let count = counts.of(status);
             if count > 0 || matches!(status, Status::Passed | Status::Failed) {
                 write!(
                     out,
@@ -468,22 +461,6 @@ fn class(status: Status) -> &'static str {
         Status::NotRun => "not-run",
         Status::Error => "error",
     }
-}
-
-/// The status that colours a group of rules: the worst, ranked as a rule
-/// ranks its scenarios.
-fn worst(statuses: impl IntoIterator<Item = Status>) -> Status {
-    let statuses: Vec<Status> = statuses.into_iter().collect();
-    [
-        Status::Failed,
-        Status::NotMet,
-        Status::Error,
-        Status::Expected,
-        Status::NotRun,
-    ]
-    .into_iter()
-    .find(|status| statuses.contains(status))
-    .unwrap_or(Status::Passed)
 }
 
 /// A rule's anchor: its ID, which is already a fine fragment.

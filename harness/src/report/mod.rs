@@ -207,6 +207,18 @@ impl Counts {
         } += 1;
     }
 
+    /// The scenarios of one status.
+    pub fn of(&self, status: Status) -> usize {
+        match status {
+            Status::Passed => self.passed,
+            Status::Failed => self.failed,
+            Status::NotMet => self.not_met,
+            Status::Expected => self.expected,
+            Status::NotRun => self.not_run,
+            Status::Error => self.error,
+        }
+    }
+
     pub fn ran(&self) -> usize {
         self.passed + self.failed + self.not_met + self.expected + self.error
     }
@@ -436,24 +448,13 @@ impl Summary {
     }
 }
 
-/// A rule's status: the worst of its scenarios, where a verdict outranks an
-/// error, and a rule with a scenario not run has not passed.
+/// A rule's status: the worst of its scenarios; see [`worst`].
 fn rule_report<'a>(
     id: &'a str,
     rule: Option<&'a Rule>,
     scenarios: Vec<&'a ScenarioReport>,
 ) -> RuleReport<'a> {
-    let has = |status| scenarios.iter().any(|s| s.status == status);
-    let status = [
-        Status::Failed,
-        Status::NotMet,
-        Status::Error,
-        Status::Expected,
-        Status::NotRun,
-    ]
-    .into_iter()
-    .find(|&status| has(status))
-    .unwrap_or(Status::Passed);
+    let status = worst(scenarios.iter().map(|s| s.status));
     let level = rule.map(|r| r.level).unwrap_or_else(|| {
         scenarios
             .first()
@@ -467,6 +468,23 @@ fn rule_report<'a>(
         status,
         scenarios,
     }
+}
+
+/// The status of a group (a rule's scenarios, a section's rules): the worst,
+/// where a verdict outranks an error, and a group with something not run has
+/// not passed.
+pub(crate) fn worst(statuses: impl IntoIterator<Item = Status>) -> Status {
+    let statuses: Vec<Status> = statuses.into_iter().collect();
+    [
+        Status::Failed,
+        Status::NotMet,
+        Status::Error,
+        Status::Expected,
+        Status::NotRun,
+    ]
+    .into_iter()
+    .find(|status| statuses.contains(status))
+    .unwrap_or(Status::Passed)
 }
 
 #[cfg(test)]
