@@ -127,7 +127,8 @@ def main(argv):
         for s in sorted(uncovered, key=lambda s: (s.get("file") or "", s["line"])):
             first = (s.get("message") or "").strip().splitlines()
             print(f"  {' '.join(s['rules']) or '-'}: {s['name']} [{s['status']}]")
-            print(f"      {first[0] if first else ''}")
+            line = first[0] if first else ""
+            print(f"      {line[:300]}{' [...]' if len(line) > 300 else ''}")
     if stale:
         print(f"\n{len(stale)} baseline entr{'y' if len(stale) == 1 else 'ies'} no longer true:")
         for number, key, why in stale:
