@@ -112,29 +112,34 @@ Feature: Protocol
 
   @TC-PROTO-006
   Scenario: Tools come in document order: paths as written, methods in a fixed order
+    Each operation has one query parameter named after it, so the order is
+    judged by the tools' arguments and not by their names (a naming rule's
+    matter).
     Given the OpenAPI document:
       """
       openapi: 3.0.3
       info: {title: Order, version: "1"}
       paths:
         /zebra:
-          post: {operationId: zebraPost, responses: {"200": {description: ok}}}
-          trace: {operationId: zebraTrace, responses: {"200": {description: ok}}}
-          patch: {operationId: zebraPatch, responses: {"200": {description: ok}}}
-          head: {operationId: zebraHead, responses: {"200": {description: ok}}}
-          options: {operationId: zebraOptions, responses: {"200": {description: ok}}}
-          delete: {operationId: zebraDelete, responses: {"200": {description: ok}}}
-          put: {operationId: zebraPut, responses: {"200": {description: ok}}}
-          get: {operationId: zebraGet, responses: {"200": {description: ok}}}
+          post: {operationId: zebraPost, parameters: [{name: zebraPost, in: query, schema: {type: string}}], responses: {"200": {description: ok}}}
+          trace: {operationId: zebraTrace, parameters: [{name: zebraTrace, in: query, schema: {type: string}}], responses: {"200": {description: ok}}}
+          patch: {operationId: zebraPatch, parameters: [{name: zebraPatch, in: query, schema: {type: string}}], responses: {"200": {description: ok}}}
+          head: {operationId: zebraHead, parameters: [{name: zebraHead, in: query, schema: {type: string}}], responses: {"200": {description: ok}}}
+          options: {operationId: zebraOptions, parameters: [{name: zebraOptions, in: query, schema: {type: string}}], responses: {"200": {description: ok}}}
+          delete: {operationId: zebraDelete, parameters: [{name: zebraDelete, in: query, schema: {type: string}}], responses: {"200": {description: ok}}}
+          put: {operationId: zebraPut, parameters: [{name: zebraPut, in: query, schema: {type: string}}], responses: {"200": {description: ok}}}
+          get: {operationId: zebraGet, parameters: [{name: zebraGet, in: query, schema: {type: string}}], responses: {"200": {description: ok}}}
         /apple:
-          get: {operationId: appleGet, responses: {"200": {description: ok}}}
+          get: {operationId: appleGet, parameters: [{name: appleGet, in: query, schema: {type: string}}], responses: {"200": {description: ok}}}
         /mango/{id}:
           delete:
             operationId: mangoDelete
-            parameters: [{name: id, in: path, required: true, schema: {type: string}}]
+            parameters:
+              - {name: id, in: path, required: true, schema: {type: string}}
+              - {name: mangoDelete, in: query, schema: {type: string}}
             responses: {"200": {description: ok}}
       """
-    Then the tools are, in order:
+    Then the tools, each known by an argument, are in order:
       | zebraGet     |
       | zebraPut     |
       | zebraPost    |

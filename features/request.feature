@@ -373,7 +373,7 @@ Feature: The request
     When the client calls "<tool>" with {"petId": "7"}
     Then the request has a non-empty "Accept" header
     And the request's header "User-Agent" contains "hosted-mcp"
-    And the request's header "X-Agentify-Operation" is "<tool>"
+    And the request's header "X-Agentify-Operation" is "{{tool:<tool>}}"
 
     Examples:
       | naming                             | tool              |

@@ -22,6 +22,7 @@ pub mod catalogue;
 pub mod client;
 pub mod kit;
 pub mod launch;
+pub mod naming;
 pub mod placement;
 pub mod raw;
 pub mod report;

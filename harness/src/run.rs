@@ -158,6 +158,8 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                 Arc::clone(&launcher),
                 Transport::of_tags(tags(), default_transport),
                 !tags().any(|tag| tag == placement::FROM_DOCUMENT_TAG),
+                // Scenarios that judge names and their order find no tool by operation.
+                !tags().any(|tag| tag.starts_with(NAMING_RULES) || tag == ORDER_RULE),
             );
             async {}.boxed_local()
         })
@@ -182,6 +184,11 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
     summary.apply_expected(&options.expected);
     finish(&summary, &options.reports)
 }
+
+/// The tag prefix of the naming rules.
+const NAMING_RULES: &str = "TC-NAME-";
+/// The rule of the tool list's order.
+const ORDER_RULE: &str = "TC-PROTO-006";
 
 /// Prints the outcome, writes the reports and returns the exit status.
 pub fn finish(summary: &Summary, reports: &Reports) -> anyhow::Result<u8> {

@@ -2,6 +2,7 @@
 //! launched from it at the first step that needs it.
 
 use std::{
+    collections::HashMap,
     fmt,
     mem::ManuallyDrop,
     ops::Deref,
@@ -20,7 +21,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use crate::{
     client::{CallOutcome, Era, McpClient},
     launch::{Gateway, Launch, Launcher, StartFailure, Transport},
-    placement,
+    naming, placement,
     raw::RawHttp,
 };
 
@@ -82,6 +83,13 @@ pub struct GatewayWorld {
     last_call: Option<CallOutcome>,
     raw: Option<RawHttp>,
     dir: Option<ScenarioDir>,
+    /// Whether a tool the gateway names otherwise is found by its operation:
+    /// not in the naming rules' own scenarios.
+    resolve_names: bool,
+    /// Tools the gateway names otherwise: the rules' name to the gateway's.
+    renamed: HashMap<String, String>,
+    /// What a report of this scenario should mention besides its failure.
+    notes: Vec<String>,
     /// Set by the step that puts starting itself under test.
     start_under_test: bool,
     /// Set when the scenario expects the gateway to exit (a refused document).
@@ -110,6 +118,8 @@ pub struct Diagnostics {
     pub stderr: String,
     /// Every request the mock upstream received, as text.
     pub upstream: Vec<String>,
+    /// What else the reader should know (a tool found under another name).
+    pub notes: Vec<String>,
 }
 
 /// A launched gateway; the session is dropped before the process.
@@ -152,6 +162,9 @@ impl GatewayWorld {
             last_call: None,
             raw: None,
             dir: None,
+            resolve_names: true,
+            renamed: HashMap::new(),
+            notes: Vec::new(),
             start_under_test: false,
             exit_expected: false,
             start_failure: None,
@@ -166,10 +179,12 @@ impl GatewayWorld {
         launcher: Arc<Launcher>,
         transport: Transport,
         hint_credential: bool,
+        resolve_names: bool,
     ) {
         self.launcher = Some(launcher);
         self.transport = transport;
         self.hint_credential = hint_credential;
+        self.resolve_names = resolve_names;
     }
 
     /// Stops the gateway and ends the session; done after each scenario.
@@ -216,6 +231,7 @@ impl GatewayWorld {
         };
         Diagnostics {
             not_judged,
+            notes: self.notes.clone(),
             stderr,
             upstream: self
                 .upstream
@@ -294,13 +310,49 @@ impl GatewayWorld {
         self.session().await?.list_tools().await
     }
 
-    /// The listed tool called `name`, if there is one.
+    /// The listed tool the rules call `name`, if there is one (see
+    /// [`Self::tool_name`]).
     pub async fn tool(&mut self, name: &str) -> anyhow::Result<Option<Value>> {
+        let name = self.tool_name(name).await?;
         Ok(self
             .list_tools()
             .await?
             .into_iter()
-            .find(|tool| tool["name"] == name))
+            .find(|tool| tool["name"] == name.as_str()))
+    }
+
+    /// The gateway's name for the tool the rules call `name`: `name` itself
+    /// when listed; else, outside the naming rules' own scenarios, the tool
+    /// of the same operation (see [`naming`]), with a note for the report.
+    pub async fn tool_name(&mut self, name: &str) -> anyhow::Result<String> {
+        if let Some(known) = self.renamed.get(name) {
+            return Ok(known.clone());
+        }
+        let tools = self.list_tools().await?;
+        let listed = |wanted: &str| tools.iter().any(|tool| tool["name"] == wanted);
+        if listed(name) || !self.resolve_names {
+            return Ok(name.to_owned());
+        }
+        let expected = naming::expected_names(self.document.as_deref().unwrap_or_default());
+        let place = expected.iter().position(|n| n == name);
+        let actual = match place {
+            Some(index) if tools.len() == expected.len() => tools[index]["name"].as_str(),
+            _ => None,
+        };
+        let Some(actual) = actual.map(str::to_owned) else {
+            return Ok(name.to_owned());
+        };
+        self.notes.push(format!(
+            "the gateway calls the tool the rules name {name:?} {actual:?} (a naming rule's \
+             matter); it was found by its operation's place in the list"
+        ));
+        self.renamed.insert(name.to_owned(), actual.clone());
+        Ok(actual)
+    }
+
+    /// The gateway's name for a tool already found (see [`Self::tool_name`]).
+    pub fn known_tool_name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.renamed.get(name).map_or(name, String::as_str)
     }
 
     /// Calls a tool; the outcome is also kept as [`Self::last_call`].
@@ -309,7 +361,8 @@ impl GatewayWorld {
         name: &str,
         arguments: Value,
     ) -> anyhow::Result<&CallOutcome> {
-        let outcome = self.session().await?.call_tool(name, arguments).await?;
+        let name = self.tool_name(name).await?;
+        let outcome = self.session().await?.call_tool(&name, arguments).await?;
         Ok(self.last_call.insert(outcome))
     }
 
@@ -321,10 +374,11 @@ impl GatewayWorld {
         arguments: Value,
         headers: &[(String, String)],
     ) -> anyhow::Result<&CallOutcome> {
+        let name = self.tool_name(name).await?;
         let url = self.mcp_url().await?;
         let client =
             McpClient::over_http(&url, &self.era, headers, crate::client::CONNECT_TIMEOUT).await?;
-        let outcome = client.call_tool(name, arguments).await;
+        let outcome = client.call_tool(&name, arguments).await;
         client.close().await;
         Ok(self.last_call.insert(outcome?))
     }

@@ -286,3 +286,34 @@ fn shards_merge_into_the_whole_run() {
         whole.report["rules"].as_array().map(Vec::len)
     );
 }
+
+/// A gateway that names tools its own way breaks the naming rules, and only
+/// those: every other scenario finds its tool by its operation.
+#[test]
+fn a_gateway_that_names_tools_its_own_way_fails_only_the_naming_rules() {
+    let gateway = format!(
+        "python3 {} {} --openapi {{openapi}} --base-url {{base_url}} --port {{port}}",
+        test_gateway("renames_tools.py"),
+        reference()
+    );
+    let run = harness("renames", &["--gateway", &gateway]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let broken: Vec<&str> = run.report["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter(|rule| {
+            matches!(
+                rule["status"].as_str(),
+                Some("failed" | "not_met" | "error")
+            )
+        })
+        .filter_map(|rule| rule["id"].as_str())
+        .collect();
+    assert!(
+        broken.iter().all(|id| id.starts_with("TC-NAME-")),
+        "only naming rules may fail: {broken:?}\n{}",
+        run.stdout
+    );
+    assert!(broken.len() >= 3, "{broken:?}\n{}", run.stdout);
+}

@@ -344,6 +344,9 @@ fn with_diagnostics(
         return (failure, None);
     };
     let diagnostics = world.diagnostics();
+    for note in &diagnostics.notes {
+        failure.message.push_str(&format!("\nnote: {note}"));
+    }
     failure.stderr = diagnostics.stderr;
     failure.upstream = diagnostics.upstream;
     if let Some(why) = &diagnostics.not_judged {

@@ -14,10 +14,22 @@ use crate::{client::CallOutcome, world::GatewayWorld};
 /// - `{{credential}}`: the stored credential, as is;
 /// - `{{credential_base64}}`: the credential in base64 (as Basic auth sends it);
 /// - `{{credential_json}}`: the credential escaped for a JSON string;
-/// - `{{credential_percent}}`: the credential percent-encoded.
+/// - `{{credential_percent}}`: the credential percent-encoded;
+/// - `{{tool:NAME}}`: the gateway's own name for the tool the rules call NAME.
 pub fn expand(world: &GatewayWorld, text: &str) -> String {
     let credential = world.credential();
     let json = serde_json::to_string(credential).unwrap_or_default();
+    let mut text = text.to_owned();
+    let mut from = 0;
+    while let Some(start) = text[from..].find("{{tool:").map(|at| from + at) {
+        let Some(length) = text[start..].find("}}") else {
+            break;
+        };
+        let name = text[start + "{{tool:".len()..start + length].to_owned();
+        let actual = world.known_tool_name(&name).to_owned();
+        text.replace_range(start..start + length + 2, &actual);
+        from = start + actual.len();
+    }
     text.replace("{{base_url}}", &world.upstream().base_url())
         .replace("{{credential_base64}}", &base64(credential.as_bytes()))
         .replace("{{credential_json}}", json.trim_matches('"'))

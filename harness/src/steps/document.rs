@@ -36,7 +36,10 @@ async fn the_gateway_starts(world: &mut GatewayWorld) -> StepResult {
 
 #[then("the tools are, in order:")]
 async fn the_tools_are(world: &mut GatewayWorld, step: &Step) -> StepResult {
-    let expected = first_column(step)?;
+    let mut expected = Vec::new();
+    for name in first_column(step)? {
+        expected.push(world.tool_name(&name).await?);
+    }
     let listed = tool_names(&world.list_tools().await?);
     if listed != expected {
         fail!("expected the tools {expected:?}, the gateway lists {listed:?}");

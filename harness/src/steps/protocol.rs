@@ -153,7 +153,10 @@ async fn no_header(world: &mut GatewayWorld, header: String) -> StepResult {
 
 #[then("the answer lists the tools, in order:")]
 async fn answer_lists(world: &mut GatewayWorld, step: &Step) -> StepResult {
-    let expected = first_column(step)?;
+    let mut expected = Vec::new();
+    for name in first_column(step)? {
+        expected.push(world.tool_name(&name).await?);
+    }
     let last = world.raw_http().await?.last()?;
     let tools = last.result()?["tools"]
         .as_array()
@@ -167,6 +170,7 @@ async fn answer_lists(world: &mut GatewayWorld, step: &Step) -> StepResult {
 
 #[when(regex = r#"^the HTTP client calls the tool "([^"]*)" with (\{.*\})$"#)]
 async fn raw_call(world: &mut GatewayWorld, name: String, arguments: String) -> StepResult {
+    let name = world.tool_name(&name).await?;
     let params = json!({"name": name, "arguments": parse_json(&arguments)?});
     world
         .raw_http()
@@ -186,6 +190,32 @@ async fn post_carries_result(world: &mut GatewayWorld) -> StepResult {
         fail!(
             "the answer to the POST is not a tool result (no content list): {}",
             show(result)
+        );
+    }
+    Ok(())
+}
+
+#[then("the tools, each known by an argument, are in order:")]
+async fn tools_known_by_argument(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    let expected = first_column(step)?;
+    let tools = world.list_tools().await?;
+    // Each tool is known by the first expected argument its input schema has.
+    let known: Vec<String> = tools
+        .iter()
+        .map(|tool| {
+            let properties = tool["inputSchema"]["properties"].as_object();
+            expected
+                .iter()
+                .find(|name| properties.is_some_and(|p| p.contains_key(name.as_str())))
+                .cloned()
+                .unwrap_or_else(|| format!("<{}>", tool["name"].as_str().unwrap_or("?")))
+        })
+        .collect();
+    if known != expected {
+        fail!(
+            "expected the tools in this order (each known by its argument): {expected:?}, \
+             the gateway lists {known:?} (tools: {:?})",
+            tool_names(&tools)
         );
     }
     Ok(())

@@ -49,12 +49,15 @@ pub fn show(value: &Value) -> String {
 
 /// The listed tool `name`; failing with the names that were listed.
 pub async fn tool(world: &mut GatewayWorld, name: &str) -> anyhow::Result<Value> {
-    let tools = world.list_tools().await?;
-    let names = tool_names(&tools);
-    tools
-        .into_iter()
-        .find(|tool| tool["name"] == name)
-        .ok_or_else(|| anyhow!("no tool named {name:?}; the gateway lists {names:?}"))
+    match world.tool(name).await? {
+        Some(tool) => Ok(tool),
+        None => {
+            let names = tool_names(&world.list_tools().await?);
+            Err(anyhow!(
+                "no tool named {name:?}; the gateway lists {names:?}"
+            ))
+        }
+    }
 }
 
 /// The names of listed tools, in order.
