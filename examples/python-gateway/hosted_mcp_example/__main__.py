@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import socket
 import sys
 
 
@@ -52,16 +53,29 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hosted_mcp_example: {args.openapi}: the document nests too deeply", file=sys.stderr)
         return 2
 
+    listener = None
+    if not args.stdio:
+        # The port is taken before the SDK is imported (most of the start-up
+        # time), so it is ours from the moment the harness may look at it.
+        listener = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            listener.bind((args.host, args.port))
+        except OSError as error:
+            print(f"hosted_mcp_example: cannot listen on {args.host}:{args.port}: {error.strerror}", file=sys.stderr)
+            return 1
+        listener.listen(128)
+
     import anyio
 
     from .server import Gateway, serve_http, serve_stdio
 
     gateway = Gateway(built, args.base_url, os.environ.get("HOSTED_MCP_CREDENTIAL", ""), where)
     try:
-        if args.stdio:
+        if listener is None:
             anyio.run(serve_stdio, gateway)
         else:
-            anyio.run(serve_http, gateway, args.host, args.port)
+            anyio.run(serve_http, gateway, listener)
     except KeyboardInterrupt:
         pass
     return 0

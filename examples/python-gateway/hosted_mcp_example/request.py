@@ -105,6 +105,7 @@ def build(plan: Plan, arguments: dict[str, Any], base_url: str, credential: str,
     headers = _headers(by_location["header"])
     headers += [
         ("Accept", ACCEPT),
+        ("Accept-Encoding", "identity"),  # the 1 MB limit counts the bytes as sent
         ("User-Agent", USER_AGENT),
         ("X-Agentify-Operation", (plan.operation_id or plan.tool) if broken("TC-REQ-010") else plan.tool),
     ]

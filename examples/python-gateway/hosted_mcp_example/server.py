@@ -7,6 +7,7 @@ deliver -> answer; only an unknown tool is a JSON-RPC error.
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import mcp_types as types
@@ -93,11 +94,12 @@ async def serve_stdio(gateway: Gateway) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(gateway: Gateway, host: str, port: int) -> None:
+async def serve_http(gateway: Gateway, listener: socket.socket) -> None:
     import uvicorn
 
     # Our freedoms: JSON answers instead of SSE streams, and no sessions in
     # the initialize era either. The SDK guards Host and Origin on loopback.
+    host = listener.getsockname()[0]
     app = gateway.server().streamable_http_app(json_response=True, stateless_http=True, host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    await uvicorn.Server(config).serve()
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve(sockets=[listener])
