@@ -46,10 +46,20 @@ class Masker:
         forms.discard("")
         # Longest first, so a form that begins with another is masked whole.
         alternatives = sorted(forms, key=len, reverse=True)
+        self._forms = alternatives
         self._pattern = re.compile("|".join(re.escape(f) for f in alternatives)) if alternatives else None
 
     def __call__(self, text: str) -> str:
         return self._pattern.sub(MASK, text) if self._pattern else text
+
+    def drop_partial(self, text: str) -> str:
+        """`text` without a start of the credential (or a form of it) at its
+        end: a body cut at 1 MB must not leave half a credential behind."""
+        for form in self._forms:
+            for size in range(len(form) - 1, 0, -1):
+                if text.endswith(form[:size]):
+                    return text[:-size]
+        return text
 
 
 def _every_byte(byte: int) -> str:
@@ -82,6 +92,8 @@ def _success(answer: Answer, mask: Masker) -> str:
     if is_json(answer.content_type) and not answer.cut and not broken("TC-ANS-002"):
         text = pretty_json(text) or text
     text = _mask_whole(mask, text)
+    if answer.cut:
+        text = mask.drop_partial(text)
     if answer.cut or (broken("TC-ANS-003") and len(answer.body) >= BODY_LIMIT):
         text += f"\n\n[Cut: the answer is longer than the 1 MB limit ({BODY_LIMIT:,} bytes); the rest is not shown.]"
     return text
