@@ -55,8 +55,9 @@ def main(argv: list[str] | None = None) -> int:
 
     listener = None
     if not args.stdio:
-        # The port is taken before the SDK is imported (most of the start-up
-        # time), so it is ours from the moment the harness may look at it.
+        # The port is bound before the SDK is imported (most of the start-up
+        # time), so no other process can take it meanwhile; it listens, and
+        # so counts as started, only once the server is ready to answer.
         listener = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -64,7 +65,6 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as error:
             print(f"hosted_mcp_example: cannot listen on {args.host}:{args.port}: {error.strerror}", file=sys.stderr)
             return 1
-        listener.listen(128)
 
     import anyio
 
