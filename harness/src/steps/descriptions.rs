@@ -49,7 +49,9 @@ async fn description_doc(world: &mut GatewayWorld, name: String, step: &Step) ->
 async fn description_start(world: &mut GatewayWorld, name: String, start: String) -> StepResult {
     match text_member(world, &name, "description").await? {
         Some(text) if text.starts_with(&start) => Ok(()),
-        other => fail!("tool {name:?}: expected a description starting with {start:?}, got {other:?}"),
+        other => {
+            fail!("tool {name:?}: expected a description starting with {start:?}, got {other:?}")
+        }
     }
 }
 
