@@ -20,27 +20,83 @@ Feature: Hints
       """
     Then every tool has readOnlyHint, destructiveHint and idempotentHint as booleans
 
-  @TC-HINT-002 @TC-HINT-003 @TC-HINT-004
-  Scenario Outline: The hints of a <method> operation
+  @TC-HINT-002
+  Scenario: readOnlyHint is true for get, head and options, false for every other method
     Given the OpenAPI document:
       """
       openapi: 3.0.3
       info: {title: Hints, version: "1"}
       paths:
         /things:
-          <method>:
-            operationId: op
-            responses: {"200": {description: ok}}
+          get: {operationId: onGet, responses: {"200": {description: ok}}}
+          put: {operationId: onPut, responses: {"200": {description: ok}}}
+          post: {operationId: onPost, responses: {"200": {description: ok}}}
+          delete: {operationId: onDelete, responses: {"200": {description: ok}}}
+          options: {operationId: onOptions, responses: {"200": {description: ok}}}
+          head: {operationId: onHead, responses: {"200": {description: ok}}}
+          patch: {operationId: onPatch, responses: {"200": {description: ok}}}
+          trace: {operationId: onTrace, responses: {"200": {description: ok}}}
       """
-    Then the tool "op" has readOnlyHint <readOnly>, destructiveHint <destructive> and idempotentHint <idempotent>
+    Then the tools have readOnlyHint:
+      | onGet     | true  |
+      | onPut     | false |
+      | onPost    | false |
+      | onDelete  | false |
+      | onOptions | true  |
+      | onHead    | true  |
+      | onPatch   | false |
+      | onTrace   | false |
 
-    Examples:
-      | method  | readOnly | destructive | idempotent |
-      | get     | true     | false       | true       |
-      | put     | false    | true        | true       |
-      | post    | false    | false       | false      |
-      | delete  | false    | true        | true       |
-      | options | true     | false       | true       |
-      | head    | true     | false       | true       |
-      | patch   | false    | true        | false      |
-      | trace   | false    | false       | true       |
+  @TC-HINT-003
+  Scenario: destructiveHint is true for delete, put and patch, false for every other method
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Hints, version: "1"}
+      paths:
+        /things:
+          get: {operationId: onGet, responses: {"200": {description: ok}}}
+          put: {operationId: onPut, responses: {"200": {description: ok}}}
+          post: {operationId: onPost, responses: {"200": {description: ok}}}
+          delete: {operationId: onDelete, responses: {"200": {description: ok}}}
+          options: {operationId: onOptions, responses: {"200": {description: ok}}}
+          head: {operationId: onHead, responses: {"200": {description: ok}}}
+          patch: {operationId: onPatch, responses: {"200": {description: ok}}}
+          trace: {operationId: onTrace, responses: {"200": {description: ok}}}
+      """
+    Then the tools have destructiveHint:
+      | onGet     | false |
+      | onPut     | true  |
+      | onPost    | false |
+      | onDelete  | true  |
+      | onOptions | false |
+      | onHead    | false |
+      | onPatch   | true  |
+      | onTrace   | false |
+
+  @TC-HINT-004
+  Scenario: idempotentHint is false for post and patch, true for every other method
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Hints, version: "1"}
+      paths:
+        /things:
+          get: {operationId: onGet, responses: {"200": {description: ok}}}
+          put: {operationId: onPut, responses: {"200": {description: ok}}}
+          post: {operationId: onPost, responses: {"200": {description: ok}}}
+          delete: {operationId: onDelete, responses: {"200": {description: ok}}}
+          options: {operationId: onOptions, responses: {"200": {description: ok}}}
+          head: {operationId: onHead, responses: {"200": {description: ok}}}
+          patch: {operationId: onPatch, responses: {"200": {description: ok}}}
+          trace: {operationId: onTrace, responses: {"200": {description: ok}}}
+      """
+    Then the tools have idempotentHint:
+      | onGet     | true  |
+      | onPut     | true  |
+      | onPost    | false |
+      | onDelete  | true  |
+      | onOptions | true  |
+      | onHead    | true  |
+      | onPatch   | false |
+      | onTrace   | true  |

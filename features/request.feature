@@ -382,6 +382,24 @@ Feature: The request
       | x-mcp: {name: pet.read}            | pet.read          |
       | summary: named by method and path  | get__pets__petId_ |
 
+  @TC-REQ-010
+  Scenario: X-Agentify-Operation names the tool, not the operationId behind its name
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{petId}:
+          get:
+            operationId: getPet
+            x-agentify: fetch_pet
+            parameters:
+              - {name: petId, in: path, required: true, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "fetch_pet" with {"petId": "7"}
+    Then the request's header "X-Agentify-Operation" is "fetch_pet"
+
   @TC-REQ-011
   Scenario Outline: The body is the body argument as JSON, with <why>
     Given the OpenAPI document:

@@ -230,6 +230,200 @@ async fn succeeds_containing(world: &mut GatewayWorld, step: &Step) -> StepResul
     contains(success_text(world)?, &expected)
 }
 
+/// The rule asks for the same JSON pretty-printed, with any indentation and
+/// every number digit for digit: the text must hold, over several lines, a
+/// JSON value equal to the expected one, its numbers written as they are in
+/// the expected one (object members may come in any order).
+#[then("the call succeeds with the JSON, pretty-printed:")]
+async fn succeeds_with_pretty_json(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    let expected = expand(world, doc_string(step)?);
+    holds_pretty_json(success_text(world)?, &expected)?;
+    Ok(())
+}
+
+fn holds_pretty_json(text: &str, expected: &str) -> anyhow::Result<()> {
+    let wanted = Written::parse_all(expected)
+        .ok_or_else(|| anyhow::anyhow!("not JSON in the feature file: {expected}"))?;
+    let mut one_line = false;
+    for (start, _) in text.match_indices(['{', '[']) {
+        let Some((value, end)) = Written::parse_at(text, start) else {
+            continue;
+        };
+        if value.same(&wanted) {
+            if text[start..end].contains('\n') {
+                return Ok(());
+            }
+            one_line = true;
+        }
+    }
+    if one_line {
+        fail!(
+            "the JSON came back on one line, not pretty-printed:\n{}",
+            clip(text)
+        );
+    }
+    fail!(
+        "expected the result to hold this JSON, pretty-printed (any indentation, every number as written):\n{expected}\ngot:\n{}",
+        clip(text)
+    )
+}
+
+/// A JSON value that keeps each number as it was written.
+#[derive(Debug)]
+enum Written {
+    Null,
+    Bool(bool),
+    /// The literal, exponent marker in lower case and without a `+`.
+    Number(String),
+    String(String),
+    Array(Vec<Written>),
+    Object(Vec<(String, Written)>),
+}
+
+impl Written {
+    /// The value that is the whole of `text` (blanks around it allowed).
+    fn parse_all(text: &str) -> Option<Self> {
+        let start = text.len() - text.trim_start().len();
+        let (value, end) = Self::parse_at(text, start)?;
+        text[end..].trim().is_empty().then_some(value)
+    }
+
+    /// The value starting at byte `at`, and the byte after it.
+    fn parse_at(text: &str, at: usize) -> Option<(Self, usize)> {
+        let mut parser = WrittenParser { text, at };
+        let value = parser.value()?;
+        Some((value, parser.at))
+    }
+
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Null, Self::Null) => true,
+            (Self::Bool(a), Self::Bool(b)) => a == b,
+            (Self::Number(a), Self::Number(b)) | (Self::String(a), Self::String(b)) => a == b,
+            (Self::Array(a), Self::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same(y))
+            }
+            (Self::Object(a), Self::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(key, x)| b.iter().any(|(other, y)| key == other && x.same(y)))
+            }
+            _ => false,
+        }
+    }
+}
+
+struct WrittenParser<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> WrittenParser<'a> {
+    fn rest(&self) -> &'a str {
+        &self.text[self.at..]
+    }
+
+    fn blanks(&mut self) {
+        let rest = self.rest();
+        self.at += rest.len() - rest.trim_start_matches([' ', '\t', '\n', '\r']).len();
+    }
+
+    fn eat(&mut self, token: &str) -> bool {
+        self.blanks();
+        let found = self.rest().starts_with(token);
+        if found {
+            self.at += token.len();
+        }
+        found
+    }
+
+    fn value(&mut self) -> Option<Written> {
+        self.blanks();
+        let first = self.rest().chars().next()?;
+        match first {
+            '{' => {
+                self.at += 1;
+                let mut members = Vec::new();
+                if self.eat("}") {
+                    return Some(Written::Object(members));
+                }
+                loop {
+                    self.blanks();
+                    let Written::String(key) = self.string()? else {
+                        return None;
+                    };
+                    if !self.eat(":") {
+                        return None;
+                    }
+                    members.push((key, self.value()?));
+                    if self.eat("}") {
+                        return Some(Written::Object(members));
+                    }
+                    if !self.eat(",") {
+                        return None;
+                    }
+                }
+            }
+            '[' => {
+                self.at += 1;
+                let mut items = Vec::new();
+                if self.eat("]") {
+                    return Some(Written::Array(items));
+                }
+                loop {
+                    items.push(self.value()?);
+                    if self.eat("]") {
+                        return Some(Written::Array(items));
+                    }
+                    if !self.eat(",") {
+                        return None;
+                    }
+                }
+            }
+            '"' => self.string(),
+            't' if self.eat("true") => Some(Written::Bool(true)),
+            'f' if self.eat("false") => Some(Written::Bool(false)),
+            'n' if self.eat("null") => Some(Written::Null),
+            '-' | '0'..='9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn string(&mut self) -> Option<Written> {
+        let rest = self.rest();
+        if !rest.starts_with('"') {
+            return None;
+        }
+        let mut escaped = false;
+        for (i, c) in rest.char_indices().skip(1) {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => {
+                    let literal = &rest[..=i];
+                    self.at += i + 1;
+                    return serde_json::from_str(literal).ok().map(Written::String);
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn number(&mut self) -> Option<Written> {
+        let rest = self.rest();
+        let end = rest
+            .find(|c: char| !(c.is_ascii_digit() || "+-.eE".contains(c)))
+            .unwrap_or(rest.len());
+        let literal = &rest[..end];
+        // Only a valid JSON number counts; serde_json knows the grammar.
+        serde_json::from_str::<serde_json::Number>(literal).ok()?;
+        self.at += end;
+        let normal = literal.to_ascii_lowercase().replace("e+", "e");
+        Some(Written::Number(normal))
+    }
+}
+
 #[then(expr = "the call succeeds with a text containing {string}")]
 async fn succeeds_containing_inline(world: &mut GatewayWorld, expected: String) -> StepResult {
     let expected = expand(world, &expected);
@@ -328,4 +522,57 @@ fn lacks(text: &str, unwanted: &str) -> StepResult {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BODY: &str = r#"{"id": 7, "price": 0.10000000000000000555, "big": 123456789012345678901234567890, "tags": ["a", "é"], "owner": {"name": "Ada", "none": null, "ok": true}}"#;
+
+    #[test]
+    fn pretty_json_with_any_indentation_passes() {
+        let two = "{\n  \"id\": 7,\n  \"price\": 0.10000000000000000555,\n  \"big\": 123456789012345678901234567890,\n  \"tags\": [\n    \"a\",\n    \"é\"\n  ],\n  \"owner\": {\n    \"name\": \"Ada\",\n    \"none\": null,\n    \"ok\": true\n  }\n}";
+        assert!(holds_pretty_json(two, BODY).is_ok());
+        let tab = two.replace("  ", "\t");
+        assert!(holds_pretty_json(&tab, BODY).is_ok());
+        let four = format!("HTTP 200\n{}\n(end)", two.replace("  ", "    "));
+        assert!(holds_pretty_json(&four, BODY).is_ok());
+        // Escapes that decode to the same string, members in another order.
+        let other = "{\n\"owner\": {\"ok\": true, \"none\": null, \"name\": \"Ada\"},\n\"tags\": [\"a\", \"\\u00e9\"], \"big\": 123456789012345678901234567890,\n\"price\": 0.10000000000000000555, \"id\": 7}";
+        assert!(holds_pretty_json(other, BODY).is_ok());
+    }
+
+    #[test]
+    fn json_that_is_not_pretty_or_not_the_same_fails() {
+        // The body as it came, on one line: not pretty-printed.
+        assert!(holds_pretty_json(BODY, BODY).is_err());
+        // A number that lost digits on the way through a float.
+        let lossy = BODY
+            .replace("0.10000000000000000555", "0.1")
+            .replace(", ", ",\n");
+        assert!(holds_pretty_json(&lossy, BODY).is_err());
+        let rounded = BODY
+            .replace("123456789012345678901234567890", "1.2345678901234568e29")
+            .replace(", ", ",\n");
+        assert!(holds_pretty_json(&rounded, BODY).is_err());
+        // Another value, a missing member, an extra item.
+        let changed = BODY.replace("\"Ada\"", "\"Bob\"").replace(", ", ",\n");
+        assert!(holds_pretty_json(&changed, BODY).is_err());
+        let missing = BODY.replace(", \"ok\": true", "").replace(", ", ",\n");
+        assert!(holds_pretty_json(&missing, BODY).is_err());
+        let extra = BODY.replace("\"é\"]", "\"é\", \"b\"]").replace(", ", ",\n");
+        assert!(holds_pretty_json(&extra, BODY).is_err());
+        assert!(holds_pretty_json("no JSON here", BODY).is_err());
+    }
+
+    #[test]
+    fn numbers_keep_their_digits() {
+        let parse = |text| Written::parse_all(text).unwrap();
+        assert!(parse("1e2").same(&parse("1E+2")));
+        assert!(!parse("1.0").same(&parse("1")));
+        assert!(!parse("1.50").same(&parse("1.5")));
+        assert!(Written::parse_all("01").is_none());
+        assert!(Written::parse_all("[1,]").is_none());
+    }
 }

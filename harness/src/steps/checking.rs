@@ -8,7 +8,7 @@ use super::{
     call_support::{
         arguments_with, clip, error_text, names_pointer, nothing_reached, only_request, result,
     },
-    support::{first_column, parse_json, show},
+    support::{first_column, parse_json, same_json, show},
 };
 use crate::{
     fail,
@@ -62,7 +62,7 @@ async fn request_carried(world: &mut GatewayWorld, value: String, pointer: Strin
     })?;
     let inside = &pointer["/body".len()..];
     match body.pointer(inside) {
-        Some(actual) if *actual == expected => Ok(()),
+        Some(actual) if same_json(actual, &expected) => Ok(()),
         Some(actual) => fail!(
             "the request carried {} at {pointer}, expected {}",
             show(actual),

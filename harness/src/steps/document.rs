@@ -3,7 +3,9 @@
 
 use cucumber::{gherkin::Step, given, then, when};
 
-use super::support::{doc_string, first_column, follow, parse_json, show, tool, tool_names};
+use super::support::{
+    doc_string, first_column, follow, parse_json, same_json, show, tool, tool_names,
+};
 use crate::{
     client::CallOutcome,
     fail, kit,
@@ -57,7 +59,7 @@ async fn tool_member_equals(
     let expected = parse_json(&json)?;
     let tool = tool(world, &name).await?;
     match follow(&tool, &pointer)? {
-        Some(actual) if *actual == expected => Ok(()),
+        Some(actual) if same_json(actual, &expected) => Ok(()),
         Some(actual) => fail!(
             "tool {name:?} has {pointer} = {}, expected {}",
             show(actual),

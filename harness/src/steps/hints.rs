@@ -1,8 +1,9 @@
 //! Steps for TC-HINT-*: the three annotations every tool carries.
 
-use cucumber::then;
+use cucumber::{gherkin::Step, then};
+use serde_json::Value;
 
-use super::support::{show, tool, yes};
+use super::support::{show, table, yes};
 use crate::{
     fail,
     world::{GatewayWorld, StepResult},
@@ -30,25 +31,29 @@ async fn hints_present(world: &mut GatewayWorld) -> StepResult {
     Ok(())
 }
 
-#[then(
-    expr = "the tool {string} has readOnlyHint {word}, destructiveHint {word} and idempotentHint {word}"
-)]
-async fn hints_are(
-    world: &mut GatewayWorld,
-    name: String,
-    read_only: String,
-    destructive: String,
-    idempotent: String,
-) -> StepResult {
-    let tool = tool(world, &name).await?;
-    let expected = [yes(&read_only)?, yes(&destructive)?, yes(&idempotent)?];
-    let actual = HINTS.map(|hint| tool["annotations"][hint].as_bool());
-    if actual != expected.map(Some) {
-        fail!(
-            "tool {name:?}: expected {:?} = {expected:?}, got annotations {}",
-            HINTS,
-            show(&tool["annotations"])
-        );
+/// One hint of several tools, one rule per scenario: a gateway that gets
+/// one hint wrong fails that hint's rule only.
+#[then(regex = r"^the tools have (readOnlyHint|destructiveHint|idempotentHint):$")]
+async fn hint_of_tools(world: &mut GatewayWorld, hint: String, step: &Step) -> StepResult {
+    let tools = world.list_tools().await?;
+    let mut wrong = Vec::new();
+    for row in table(step)? {
+        let [name, value] = row.as_slice() else {
+            fail!("each row needs a tool name and true/false: {row:?}");
+        };
+        let expected = yes(value)?;
+        let actual = tools
+            .iter()
+            .find(|tool| tool["name"] == name.as_str())
+            .map(|tool| &tool["annotations"][&hint]);
+        match actual {
+            Some(Value::Bool(actual)) if *actual == expected => {}
+            Some(actual) => wrong.push(format!("{name}: {hint} is {actual}, expected {expected}")),
+            None => wrong.push(format!("{name}: no such tool")),
+        }
+    }
+    if !wrong.is_empty() {
+        fail!("{}", wrong.join("\n"));
     }
     Ok(())
 }

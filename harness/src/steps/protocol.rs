@@ -5,7 +5,7 @@ use cucumber::{gherkin::Step, given, then, when};
 use serde_json::{json, Value};
 use wiremock::{matchers::any, Mock, ResponseTemplate};
 
-use super::support::{first_column, follow, parse_json, show, tool_names};
+use super::support::{first_column, follow, parse_json, same_json, show, tool_names};
 use crate::{
     client::Era,
     fail,
@@ -119,7 +119,7 @@ async fn answer_member(world: &mut GatewayWorld, pointer: String, json: String) 
         )
     })?;
     match follow(message, &pointer)? {
-        Some(actual) if *actual == expected => Ok(()),
+        Some(actual) if same_json(actual, &expected) => Ok(()),
         _ => fail!(
             "expected {pointer} = {} in the answer:\n{}",
             show(&expected),

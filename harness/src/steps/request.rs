@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{
     call_support::{describe, expand, nothing_reached, only_request, same_raw_path},
-    support::{doc_string, parse_json, show, table},
+    support::{doc_string, parse_json, same_json, show, table},
 };
 use crate::{
     fail,
@@ -185,7 +185,7 @@ async fn body_is_json(world: &mut GatewayWorld, step: &Step) -> StepResult {
             String::from_utf8_lossy(&request.body)
         )
     })?;
-    if actual != expected {
+    if !same_json(&actual, &expected) {
         fail!(
             "expected the body {}, got {}",
             show(&expected),

@@ -6,7 +6,7 @@ use anyhow::Context as _;
 use cucumber::then;
 use serde_json::Value;
 
-use super::support::{follow, parse_json, refs, resolve, show, tool};
+use super::support::{follow, parse_json, refs, resolve, same_json, show, tool};
 use crate::{
     fail,
     world::{GatewayWorld, StepResult},
@@ -42,7 +42,7 @@ async fn schema_value(
     }
     let expected = parse_json(&json)?;
     match follow(&schema, &pointer)? {
-        Some(actual) if *actual == expected => Ok(()),
+        Some(actual) if same_json(actual, &expected) => Ok(()),
         _ => fail!(
             "expected {pointer} = {} in the input schema of {name:?}:\n{}",
             show(&expected),

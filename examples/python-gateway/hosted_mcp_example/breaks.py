@@ -1,0 +1,57 @@
+"""Deliberately broken variants, for proving the conformance harness.
+
+`EXAMPLE_GATEWAY_BREAK=<rule ID>` breaks exactly one required rule, the way a
+real implementer plausibly would. Each break is one `if broken(...)` in the
+module where its rule lives. `python -m hosted_mcp_example --list-breaks`
+prints this table as JSON for the test that runs every variant.
+"""
+
+import os
+
+#: Rule ID -> what the variant does wrong.
+BREAKS: dict[str, str] = {
+    "TC-PROTO-004": "an unknown tool is a tool result with isError, not JSON-RPC error -32602",
+    "TC-PROTO-006": "tools are listed with their paths sorted alphabetically",
+    "TC-LOAD-002": "only OpenAPI 3.0.x is accepted; 3.1 documents are refused",
+    "TC-LOAD-003": "a $ref in an operation's parameter list is skipped, not resolved",
+    "TC-LOAD-005": "path-item parameters are ignored; only the operation's own count",
+    "TC-LOAD-006": "a $ref to nothing becomes an empty schema instead of a load error",
+    "TC-NAME-004": "x-mcp wins over x-agentify",
+    "TC-NAME-007": "a multi-byte character becomes one '_' per UTF-8 byte",
+    "TC-NAME-010": "deprecated operations are listed too",
+    "TC-DESC-001": "summary and description are joined by one line break, not a blank line",
+    "TC-DESC-005": "a summary of up to 100 characters is the title",
+    "TC-HINT-003": "patch is not marked destructive",
+    "TC-HINT-004": "put is not marked idempotent",
+    "TC-ARG-002": "on a clash only the later parameters get their location prefix",
+    "TC-ARG-005": "cookie parameters become arguments",
+    "TC-ARG-006": "denied header names are compared case-sensitively",
+    "TC-SCHEMA-001": "the input schema has no additionalProperties: false at the top",
+    "TC-SCHEMA-003": "nullable is left out of enums: null is in the type but not the enum",
+    "TC-SCHEMA-004": "OpenAPI 3.0 boolean exclusiveMinimum/exclusiveMaximum are copied as they are",
+    "TC-CHECK-004": "keywords written beside a $ref are ignored by the checker",
+    "TC-CHECK-005": "enum members are compared without regard to case",
+    "TC-CHECK-007": "minLength/maxLength count UTF-8 bytes",
+    "TC-CHECK-011": "values are checked at any depth",
+    "TC-REQ-002": "'/' in a path argument is left as it is",
+    "TC-REQ-004": "an operation path that climbs out of the base URL's path is sent",
+    "TC-REQ-005": "query arrays are joined with commas instead of exploded",
+    "TC-REQ-010": "X-Agentify-Operation carries the operationId, not the tool's name",
+    "TC-REQ-016": "an argument named like the credential's header is sent beside it",
+    "TC-SEND-001": "a 5xx answer is retried once",
+    "TC-SEND-003": "redirects are followed",
+    "TC-SEND-005": "the 15 s deadline applies to each read, not the whole exchange",
+    "TC-ANS-002": "JSON bodies come back as they are, not pretty-printed",
+    "TC-ANS-003": "a body of exactly 1,048,576 bytes gets a note that it was cut",
+    "TC-ANS-004": "the cut falls on a byte, and the broken character is decoded as U+FFFD",
+    "TC-ANS-007": "a redirect's error does not name its Location",
+    "TC-ANS-009": "the whole body is read before it is cut",
+    "TC-MASK-003": "the Location of a redirect is not masked",
+    "TC-MASK-004": "each chunk of the stream is masked on its own",
+    "TC-MASK-007": "the gateway's own delivery errors show the URL unmasked",
+}
+
+
+def broken(rule: str) -> bool:
+    """Whether this process runs the variant that breaks `rule`."""
+    return os.environ.get("EXAMPLE_GATEWAY_BREAK") == rule

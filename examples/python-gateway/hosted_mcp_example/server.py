@@ -1,0 +1,105 @@
+"""The MCP side: the official Python SDK's low-level server, over Streamable
+HTTP at /mcp or over stdio, for clients of both protocol eras.
+
+This is the only module that knows MCP. A call goes check -> request ->
+deliver -> answer; only an unknown tool is a JSON-RPC error.
+"""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import mcp_types as types
+from mcp.server.lowlevel.server import Server
+from mcp.shared.exceptions import MCPError
+
+from . import __version__
+from .answer import Masker, render
+from .breaks import broken
+from .check import check
+from .convert import Tool
+from .deliver import DeliveryFailed, send
+from .request import Placement, Refused, build
+
+
+class Gateway:
+    """The tools of one document, and how to call them."""
+
+    def __init__(self, tools: list[Tool], base_url: str, credential: str, where: Placement) -> None:
+        self.tools = {tool.name: tool for tool in tools}
+        self.base_url = base_url
+        self.credential = credential
+        self.where = where
+        self.mask = Masker(credential, where)
+        # Built once: every tools/list serves the same list.
+        self.listed = types.ListToolsResult(tools=[_mcp_tool(tool) for tool in tools])
+
+    async def list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return self.listed
+
+    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        tool = self.tools.get(params.name)
+        if tool is None:
+            if broken("TC-PROTO-004"):
+                return _error(f"There is no tool named {params.name}.")
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
+        arguments = params.arguments if params.arguments is not None else {}
+        problems = check(arguments, tool.input_schema)
+        if problems:
+            lines = "\n".join(f"- {pointer or '/'}: {what}" for pointer, what in problems)
+            return _error(f"The arguments of {tool.name} do not fit its input schema; nothing was sent.\n{lines}")
+        try:
+            outgoing = build(tool.plan, arguments, self.base_url, self.credential, self.where)
+            is_error, text = render(await send(outgoing), self.mask)
+        except Refused as refusal:
+            return _error(f"Refused, nothing was sent: {refusal}.")
+        except DeliveryFailed as failure:
+            text = str(failure) if broken("TC-MASK-007") else self.mask(str(failure))
+            return _error(text)
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
+
+    def server(self) -> Server[Any]:
+        return Server(
+            "hosted-mcp-example-python",
+            version=__version__,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+        )
+
+
+def _error(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+def _mcp_tool(tool: Tool) -> types.Tool:
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.input_schema,
+        annotations=types.ToolAnnotations(
+            read_only_hint=tool.annotations["readOnlyHint"],
+            destructive_hint=tool.annotations["destructiveHint"],
+            idempotent_hint=tool.annotations["idempotentHint"],
+        ),
+    )
+
+
+async def serve_stdio(gateway: Gateway) -> None:
+    from mcp.server.stdio import stdio_server
+
+    server = gateway.server()
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+async def serve_http(gateway: Gateway, listener: socket.socket) -> None:
+    import uvicorn
+
+    # Our freedoms: JSON answers instead of SSE streams, and no sessions in
+    # the initialize era either. The SDK guards Host and Origin on loopback.
+    host = listener.getsockname()[0]
+    app = gateway.server().streamable_http_app(json_response=True, stateless_http=True, host=host)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    await uvicorn.Server(config).serve(sockets=[listener])
