@@ -183,9 +183,11 @@ fn a_slow_starting_gateway_passes_at_the_defaults() {
         burn.replace('\'', "'\\''"),
         reference()
     );
+    let descriptions =
+        "@TC-DESC-001 or @TC-DESC-002 or @TC-DESC-003 or @TC-DESC-004 or @TC-DESC-005";
     let run = harness(
         "slow-start",
-        &["--gateway", &gateway, "--tags", "@TC-HINT-002"],
+        &["--gateway", &gateway, "--tags", descriptions],
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
     assert_eq!(run.count("error"), 0, "{}", run.stdout);
