@@ -26,8 +26,10 @@ use crate::wire::{ObservedHttp, Tap, WireLog};
 /// Time allowed for connecting (handshake or discovery) to a gateway that
 /// is up, and for listing tools.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-/// Time allowed for one call: the gateway's own 15 s upstream deadline plus margin.
-const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// Time allowed for one call: the gateway's own 15 s upstream deadline, and
+/// room for a gateway whose deadline is longer (30 s is common), so the
+/// error text it finally gives can still be judged (TC-MASK-007).
+const CALL_TIMEOUT: Duration = Duration::from_secs(45);
 
 /// Which MCP lifecycle the client uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
