@@ -90,6 +90,28 @@ Feature: The answer
       | application/problem+json        |
 
   @TC-ANS-002
+  Scenario: Pretty-printing keeps every number digit for digit
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Prices, version: "1"}
+      paths:
+        /prices:
+          get:
+            operationId: listPrices
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/prices" with status 200 and the "application/json" body:
+      """
+      {"price": 0.10000000000000000555, "big": 123456789012345678901234567890, "small": -1.5e-300, "whole": 2.0, "list": [1.10, 0, -0.0]}
+      """
+    When the client calls "listPrices" with {}
+    Then the call succeeds with the JSON, pretty-printed:
+      """
+      {"price": 0.10000000000000000555, "big": 123456789012345678901234567890, "small": -1.5e-300, "whole": 2.0, "list": [1.10, 0, -0.0]}
+      """
+
+  @TC-ANS-002
   Scenario: A JSON body that does not parse comes back as it is
     Given the OpenAPI document:
       """
