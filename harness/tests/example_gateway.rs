@@ -25,7 +25,7 @@ use std::{
     os::unix::net::UnixStream,
     path::{Path, PathBuf},
     process::{Command, Output},
-    sync::Mutex,
+    sync::{Condvar, Mutex},
     time::Instant,
 };
 
@@ -209,9 +209,48 @@ struct Run {
     stdout: String,
 }
 
-/// One harness run at a time: the harness throttles its own launches to the
-/// CPUs, not those of another run beside it.
-static ONE_RUN_AT_A_TIME: Mutex<()> = Mutex::new(());
+/// Harness runs at once. Through the fork server a launch costs a few tens
+/// of milliseconds of CPU, and a section run spends most of its time waiting
+/// out its slowest scenario (the 15 s deadline ones), so a few runs share two
+/// cores well. A run with the plain template takes every slot: each of its
+/// launches imports the SDK, and the harness throttles launches to the CPUs
+/// within one run, not across runs.
+const RUN_SLOTS: usize = 3;
+
+/// Slots in use, and whether a run that wants them all is waiting (it goes
+/// first, or the variant runs would keep it waiting to the end).
+static SLOTS: Mutex<(usize, bool)> = Mutex::new((0, false));
+static SLOT_FREED: Condvar = Condvar::new();
+
+/// `n` run slots, given back when dropped.
+struct Slots(usize);
+
+impl Slots {
+    fn take(n: usize) -> Self {
+        let mut slots = SLOTS.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            let (used, all_wanted) = *slots;
+            if used + n <= RUN_SLOTS && (n == RUN_SLOTS || !all_wanted) {
+                slots.0 += n;
+                if n == RUN_SLOTS {
+                    slots.1 = false;
+                }
+                return Self(n);
+            }
+            if n == RUN_SLOTS {
+                slots.1 = true;
+            }
+            slots = SLOT_FREED.wait(slots).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+impl Drop for Slots {
+    fn drop(&mut self) {
+        SLOTS.lock().unwrap_or_else(|p| p.into_inner()).0 -= self.0;
+        SLOT_FREED.notify_all();
+    }
+}
 
 fn run_harness(
     name: &str,
@@ -221,7 +260,10 @@ fn run_harness(
     broken: Option<&str>,
 ) -> Run {
     let template = template(launch, transport);
-    let _turn = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let _slots = Slots::take(match launch {
+        Launch::Plain => RUN_SLOTS,
+        Launch::Fork(_) => 1,
+    });
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("example-gateway-reports");
     std::fs::create_dir_all(&dir).expect("create the report directory");
     let json = dir.join(format!("{name}.json"));
@@ -392,61 +434,122 @@ fn the_python_gateway_passes_over_http_and_each_variant_fails_its_rule_only() {
     let only: Option<BTreeSet<String>> = std::env::var("EXAMPLE_GATEWAY_VARIANTS")
         .ok()
         .map(|list| list.split(',').map(|s| s.trim().to_owned()).collect());
-    let mut wrong = Vec::new();
-    let mut timings = Vec::new();
-    for (rule, what) in variants() {
-        if only.as_ref().is_some_and(|only| !only.contains(&rule)) {
-            continue;
+    let mut queue: Vec<(String, String)> = variants()
+        .into_iter()
+        .filter(|(rule, _)| only.as_ref().is_none_or(|only| only.contains(rule)))
+        .collect();
+    // The slowest sections last in the queue, so taken first: the short runs
+    // then fill the slots beside them.
+    let slowest = slowest_scenario_per_section(&baseline.report);
+    queue.sort_by(|(a, _), (b, _)| {
+        let seconds = |rule: &str| slowest.get(section_of(rule)).copied().unwrap_or(0.0);
+        seconds(a).total_cmp(&seconds(b)).then(b.cmp(a))
+    });
+    let queue = Mutex::new(queue);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..RUN_SLOTS {
+            scope.spawn(|| loop {
+                let Some((rule, what)) = queue.lock().unwrap_or_else(|p| p.into_inner()).pop()
+                else {
+                    break;
+                };
+                let judged = judge_variant(&fork, &rule, &what, &baseline_misses);
+                results
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((rule, judged));
+            });
         }
-        let section = section_of(&rule);
-        let run = run_harness(
-            &format!("break-{rule}"),
-            Launch::Fork(&fork),
-            "http",
-            &features(section),
-            Some(&rule),
-        );
-        timings.push(format!("{rule} ({section}): {:.0} s", run.seconds));
-        let expected = BTreeSet::from([rule.clone()]);
-        let failed = required_failures(&run.report);
-        let expected_misses: BTreeSet<String> = baseline_misses
-            .iter()
-            .filter(|id| section_of(id) == section)
-            .cloned()
-            .collect();
-        let misses = recommended_misses(&run.report);
-        let unjudged = recommended_errors(&run.report);
-        let judged = judged_broken(&run.report, &rule);
-        if failed == expected
-            && judged
-            && misses == expected_misses
-            && unjudged.is_empty()
-            && !run.success
-        {
-            continue;
-        }
-        let unexpected: BTreeSet<String> = failed.difference(&expected).cloned().collect();
-        let changed: BTreeSet<String> = misses
-            .symmetric_difference(&expected_misses)
-            .chain(&unjudged)
-            .cloned()
-            .collect();
-        let mut shown: BTreeSet<String> = unexpected.union(&changed).cloned().collect();
-        if !judged {
-            shown.insert(rule.clone());
-        }
-        wrong.push(format!(
-            "variant {rule} ({what}), {section}.feature:\n  missing failure: {:?}\n  its rule judged broken (not just an error): {judged}\n  unexpected required failures: {unexpected:?}\n  recommended rules that changed or were not judged: {changed:?}\n  exit status success: {}\n{}",
-            expected.difference(&failed).collect::<Vec<_>>(),
-            run.success,
-            failure_lines(&run.report, &shown),
-        ));
-    }
+    });
+    let mut results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+    results.sort_by(|(a, _), (b, _)| a.cmp(b));
+    let timings: Vec<&str> = results
+        .iter()
+        .map(|(_, (timing, _))| timing.as_str())
+        .collect();
     eprintln!("variant runs:\n  {}", timings.join("\n  "));
+    let wrong: Vec<&str> = results
+        .iter()
+        .filter_map(|(_, (_, wrong))| wrong.as_deref())
+        .collect();
     assert!(
         wrong.is_empty(),
         "{} variant(s) not judged as breaking exactly their rule:\n{}",
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// The longest scenario of each section in `report` (seconds), which bounds
+/// how long a run of that section takes.
+fn slowest_scenario_per_section(report: &Value) -> BTreeMap<String, f64> {
+    let mut slowest = BTreeMap::new();
+    for scenario in report["scenarios"].as_array().into_iter().flatten() {
+        let Some(section) = scenario["file"]
+            .as_str()
+            .and_then(|file| Path::new(file).file_stem())
+            .and_then(|stem| stem.to_str())
+        else {
+            continue;
+        };
+        let seconds = scenario["seconds"].as_f64().unwrap_or(0.0);
+        let entry = slowest.entry(section.to_owned()).or_insert(0.0_f64);
+        *entry = entry.max(seconds);
+    }
+    slowest
+}
+
+/// Runs the variant that breaks `rule` on its rule's section: its timing
+/// line, and what is wrong if the run did not fail exactly that rule.
+fn judge_variant(
+    fork: &ForkServer,
+    rule: &str,
+    what: &str,
+    baseline_misses: &BTreeSet<String>,
+) -> (String, Option<String>) {
+    let section = section_of(rule);
+    let run = run_harness(
+        &format!("break-{rule}"),
+        Launch::Fork(fork),
+        "http",
+        &features(section),
+        Some(rule),
+    );
+    let timing = format!("{rule} ({section}): {:.0} s", run.seconds);
+    let expected = BTreeSet::from([rule.to_owned()]);
+    let failed = required_failures(&run.report);
+    let expected_misses: BTreeSet<String> = baseline_misses
+        .iter()
+        .filter(|id| section_of(id) == section)
+        .cloned()
+        .collect();
+    let misses = recommended_misses(&run.report);
+    let unjudged = recommended_errors(&run.report);
+    let judged = judged_broken(&run.report, rule);
+    if failed == expected
+        && judged
+        && misses == expected_misses
+        && unjudged.is_empty()
+        && !run.success
+    {
+        return (timing, None);
+    }
+    let unexpected: BTreeSet<String> = failed.difference(&expected).cloned().collect();
+    let changed: BTreeSet<String> = misses
+        .symmetric_difference(&expected_misses)
+        .chain(&unjudged)
+        .cloned()
+        .collect();
+    let mut shown: BTreeSet<String> = unexpected.union(&changed).cloned().collect();
+    if !judged {
+        shown.insert(rule.to_owned());
+    }
+    let wrong = format!(
+        "variant {rule} ({what}), {section}.feature:\n  missing failure: {:?}\n  its rule judged broken (not just an error): {judged}\n  unexpected required failures: {unexpected:?}\n  recommended rules that changed or were not judged: {changed:?}\n  exit status success: {}\n{}",
+        expected.difference(&failed).collect::<Vec<_>>(),
+        run.success,
+        failure_lines(&run.report, &shown),
+    );
+    (timing, Some(wrong))
 }
