@@ -12,17 +12,19 @@ environment and working directory, and runs the gateway's `main`.
 
 The protocol, one connection per launch:
 
-- the launcher sends a 4-byte big-endian length and that many bytes of JSON,
-  `{"argv": [...], "env": {...}, "cwd": "...", "version": "..."}`, with its
-  fds 0, 1 and 2 attached to the first bytes (SCM_RIGHTS);
-- the server answers one JSON line, `{"pid": N}` once the child runs (or
-  `{"stale": true}` if the launcher's `version` of the code is not the one
-  this server imported: it retires, and the launcher starts a new one), then
-  `{"status": S}` when the child exits: its exit code, or minus the signal
-  that killed it;
+- the launcher sends a 4-byte big-endian length and that many bytes: fields
+  each ended by a NUL, `run`, the version of the gateway's code it sees, its
+  working directory, its argument count, its arguments, then its environment
+  (`NAME=value`), with its fds 0, 1 and 2 attached to the first bytes
+  (SCM_RIGHTS);
+- the server answers a line `pid N` once the child runs (or `stale` if that
+  version is not the code this server imported: it retires, and the launcher
+  starts a new one), then `status S` when the child exits: its exit code, or
+  minus the signal that killed it;
 - if the launcher's end closes first (it was killed), the child is killed.
 
-`{"stop": true}` instead kills every child and ends the server.
+The request `stop` (a length, then those 4 bytes) instead kills every child
+and ends the server.
 
 Fork safety: the server is one thread and runs no event loop; each child
 builds its own (inside the gateway's `main`). Children are reaped on SIGCHLD,
@@ -36,7 +38,6 @@ import ctypes
 import fcntl
 import gc
 import importlib
-import json
 import os
 import selectors
 import signal
@@ -46,6 +47,7 @@ import sys
 import threading
 import time
 import traceback
+from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -191,16 +193,21 @@ class Server:
                 os.close(fd)
             conn.close()
             return
-        if request.get("stop"):
+        if request is None:
             log("stop requested")
             self.stopping = True
+            for fd in fds:
+                os.close(fd)
             conn.close()
             return
-        if request.get("version") != self.version or self.retired:
+        if request.version != self.version or self.retired:
             log("the gateway's code changed since the imports; retiring")
             for fd in fds:
                 os.close(fd)
-            conn.sendall(b'{"stale": true}\n')
+            try:
+                conn.sendall(b"stale\n")
+            except OSError:
+                pass
             conn.close()
             self.retire()
             return
@@ -219,7 +226,7 @@ class Server:
         for fd in fds:  # the child's now: the launcher's pipes must close when it exits
             os.close(fd)
         try:
-            conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+            conn.sendall(b"pid %d\n" % pid)
         except OSError:  # the launcher is gone already
             conn.close()
             self.children[pid] = None
@@ -263,7 +270,7 @@ class Server:
                 try:
                     conn.setblocking(True)
                     conn.settimeout(1)
-                    conn.sendall(json.dumps({"status": code}).encode() + b"\n")
+                    conn.sendall(b"status %d\n" % code)
                 except OSError:
                     pass
                 conn.close()
@@ -292,7 +299,7 @@ class Server:
 
     # The child
 
-    def child(self, request: dict, fds: list[int]) -> None:
+    def child(self, request: Request, fds: list[int]) -> None:
         code = 1
         try:
             code = self._child(request, fds)
@@ -307,7 +314,7 @@ class Server:
             finally:
                 os._exit(code)
 
-    def _child(self, request: dict, fds: list[int]) -> int:
+    def _child(self, request: Request, fds: list[int]) -> int:
         parent = os.getppid()
         os.setsid()  # its own process group, killed as one
         if self.libc_prctl is not None:
@@ -336,18 +343,41 @@ class Server:
         sys.stderr = sys.__stderr__ = open(
             2, "w", encoding=old[2].encoding, errors=old[2].errors, closefd=False, buffering=1
         )
-        os.chdir(request["cwd"])
-        os.environ.clear()
-        os.environ.update(request["env"])
+        os.chdir(request.cwd)
+        os.environb.clear()
+        os.environb.update(request.env)
 
         from hosted_mcp_example.__main__ import __file__ as main_file
         from hosted_mcp_example.__main__ import main
 
-        sys.argv = [main_file, *request["argv"]]
-        return main(request["argv"])
+        argv = [os.fsdecode(arg) for arg in request.argv]
+        sys.argv = [main_file, *argv]
+        return main(argv)
 
 
-def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
+@dataclass
+class Request:
+    version: str
+    cwd: bytes
+    argv: list[bytes]
+    env: dict[bytes, bytes]
+
+
+def _parse(body: bytes) -> Request | None:
+    """A launch, or None for `stop`."""
+    if body == b"stop":
+        return None
+    if not body.endswith(b"\0"):
+        raise ValueError("a request that does not end with a NUL")
+    kind, version, cwd, argc, *rest = body[:-1].split(b"\0")
+    if kind != b"run":
+        raise ValueError(f"an unknown request: {kind!r}")
+    count = int(argc)
+    env = dict(entry.partition(b"=")[::2] for entry in rest[count:])
+    return Request(version.decode(), cwd, rest[:count], env)
+
+
+def _receive(conn: socket.socket) -> tuple[Request | None, list[int]]:
     data, fds, flags, _ = socket.recv_fds(conn, 65536, 3)
     if flags & socket.MSG_CTRUNC:
         raise ValueError("file descriptors cut off")
@@ -363,7 +393,7 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
             if not more:
                 raise ValueError("the request ends early")
             data += more
-        return json.loads(data[4 : 4 + length]), fds
+        return _parse(data[4 : 4 + length]), fds
     except BaseException:
         for fd in fds:
             os.close(fd)

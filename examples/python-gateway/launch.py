@@ -11,26 +11,24 @@ stdin/stdout/stderr (passed over a Unix socket); this process waits and exits
 with the child's status. Killed, it takes the child with it: the fork server
 kills the child when this process's connection closes.
 
-The standard library only, and `-S` (no site-packages), so it starts in a few
-milliseconds where a plain launch spends most of a second importing the SDK.
-
 The first launch starts the fork server (detached, under a lock so that
 launches at once start one); it exits after IDLE_SECONDS without a launch or
-a running gateway, or when sent a stop request (`{"stop": true}`, see
-`forkserver.py`). Its socket is `EXAMPLE_GATEWAY_FORKSERVER` if that is set,
-else one per user, Python and checkout in the temporary directory; its log is
-beside it (`*.log`). If no fork server can be reached or started, the gateway
-is started the plain way, by exec: slower, the same behaviour.
+a running gateway, or when asked to (`stop`, see `forkserver.py`). Its socket
+is `EXAMPLE_GATEWAY_FORKSERVER` if that is set, else one per user, Python and
+checkout in the temporary directory; its log is beside it (`*.log`). If no
+fork server can be reached or started, the gateway is started the plain way,
+by exec: slower, the same behaviour.
+
+Lean on purpose, as this runs once per launch: `-S` (no site-packages), and
+only modules written in C. `socket`'s and `json`'s Python layers (`enum`,
+`selectors`, `re`) would double its start-up, to some 20 ms of CPU.
 """
 
+import _socket  # socket's C core; see above
+import array
 import fcntl
-import json
 import os
-import signal
-import socket
-import struct
 import sys
-import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.join(HERE, "hosted_mcp_example")
@@ -40,8 +38,10 @@ IDLE_SECONDS = 30
 #: How long a launch waits for the fork server to take it (a fresh server
 #: imports the SDK first: a second or two, more on a busy machine).
 ACCEPT_SECONDS = 60
+#: This process's stdin, stdout and stderr, as SCM_RIGHTS carries them.
+STDIO = array.array("i", [0, 1, 2]).tobytes()
 #: Variables the fork server itself is not given (each launch brings its own).
-PER_LAUNCH = ("HOSTED_MCP_CREDENTIAL", "HOSTED_MCP_CREDENTIAL_IN", "EXAMPLE_GATEWAY_BREAK")
+PER_LAUNCH = (b"HOSTED_MCP_CREDENTIAL", b"HOSTED_MCP_CREDENTIAL_IN", b"EXAMPLE_GATEWAY_BREAK")
 
 
 def code_version() -> str:
@@ -61,7 +61,9 @@ def socket_path() -> str:
     os.makedirs(folder, mode=0o700, exist_ok=True)
     if os.stat(folder).st_uid != os.getuid():
         raise OSError(f"{folder} belongs to someone else")
-    key = zlib.crc32(f"{sys.executable}\0{HERE}".encode())
+    key = 0x811C9DC5  # FNV-1a
+    for byte in f"{sys.executable}\0{HERE}".encode():
+        key = ((key ^ byte) * 0x01000193) & 0xFFFFFFFF
     return os.path.join(folder, f"forkserver-{key:08x}.sock")
 
 
@@ -73,8 +75,8 @@ def log(path: str, line: str) -> None:
         pass
 
 
-def try_connect(path: str) -> socket.socket | None:
-    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+def try_connect(path: str) -> "_socket.socket | None":
+    client = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         client.connect(path)
     except (FileNotFoundError, ConnectionRefusedError):
@@ -83,7 +85,7 @@ def try_connect(path: str) -> socket.socket | None:
     return client
 
 
-def connect(path: str) -> socket.socket:
+def connect(path: str) -> "_socket.socket":
     """A connection to the fork server at `path`, starting one if none runs."""
     client = try_connect(path)
     if client is not None:
@@ -109,11 +111,11 @@ def start_server(path: str) -> None:
         os.unlink(path)  # a dead server's
     except FileNotFoundError:
         pass
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         listener.bind(path)
         listener.listen(128)
-        env = {name: value for name, value in os.environ.items() if name not in PER_LAUNCH}
+        env = {name: value for name, value in os.environb.items() if name not in PER_LAUNCH}
         command = [
             sys.executable,
             os.path.join(HERE, "forkserver.py"),
@@ -133,7 +135,7 @@ def start_server(path: str) -> None:
                     os.dup2(null, 0)
                     os.dup2(log_fd, 1)
                     os.dup2(log_fd, 2)
-                    listener.set_inheritable(True)
+                    os.set_inheritable(listener.fileno(), True)
                     os.execve(command[0], command, env)
             finally:
                 os._exit(0)
@@ -144,26 +146,43 @@ def start_server(path: str) -> None:
         listener.close()
 
 
-def through_server(client: socket.socket, argv: list[str]) -> int | None:
+def request(argv: list[str]) -> bytes:
+    """`run`, the code's version, the working directory, argc, the arguments
+    and the environment (`NAME=value`), each ended by a NUL (none of them can
+    hold one), after a 4-byte big-endian length."""
+    fields = [b"run", code_version().encode(), os.getcwdb(), str(len(argv)).encode()]
+    fields += [os.fsencode(arg) for arg in argv]
+    fields += [name + b"=" + value for name, value in os.environb.items()]
+    body = b"".join(field + b"\0" for field in fields)
+    return len(body).to_bytes(4, "big") + body
+
+
+def read_line(client: "_socket.socket", buffer: bytearray) -> bytes:
+    """The next line from the server (without its newline); b"" at its end."""
+    while b"\n" not in buffer:
+        more = client.recv(4096)
+        if not more:
+            return b""
+        buffer += more
+    line, _, rest = bytes(buffer).partition(b"\n")
+    buffer[:] = rest
+    return line
+
+
+def through_server(client: "_socket.socket", argv: list[str]) -> int | None:
     """Runs the gateway in a child of the fork server; its exit status
     (negative: the signal that killed it), or None if the server did not
     take the launch (it went away or retired first: try again)."""
-    request = json.dumps(
-        {"argv": argv, "env": dict(os.environ), "cwd": os.getcwd(), "version": code_version()}
-    ).encode()
-    message = struct.pack(">I", len(request)) + request
+    message = request(argv)
     client.settimeout(ACCEPT_SECONDS)
+    buffer = bytearray()
     try:
-        sent = socket.send_fds(client, [message], [0, 1, 2])
+        sent = client.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, STDIO)])
         client.sendall(message[sent:])
-        replies = client.makefile("rb")
-        first = replies.readline()
-    except (OSError, TimeoutError):
+        first = read_line(client, buffer)
+    except OSError:  # TimeoutError too
         return None
-    if not first:
-        return None
-    reply = json.loads(first)
-    if "pid" not in reply:  # {"stale": true}: a server of older code
+    if not first.startswith(b"pid "):  # b"stale": a server of older code; b"": gone
         return None
     # The child has the pipes now: hold no copy of stdin and stdout, so they
     # close when the child closes them, as they would without this process.
@@ -173,17 +192,19 @@ def through_server(client: socket.socket, argv: list[str]) -> int | None:
     os.close(null)
     client.settimeout(None)
     try:
-        last = replies.readline()
+        last = read_line(client, buffer)
     except OSError:
         last = b""
-    if not last:
-        print("launch.py: the fork server went away, and the gateway with it", file=sys.stderr)
+    if not last.startswith(b"status "):
+        os.write(2, b"launch.py: the fork server went away, and the gateway with it\n")
         return 1
-    return int(json.loads(last)["status"])
+    return int(last.split()[1])
 
 
 def exit_like(status: int) -> None:
     if status < 0:  # killed by a signal: be killed by it too
+        import signal
+
         signal.signal(-status, signal.SIG_DFL)
         os.kill(os.getpid(), -status)
         status = 128 - status

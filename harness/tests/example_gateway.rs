@@ -160,10 +160,8 @@ impl ForkServer {
 impl Drop for ForkServer {
     fn drop(&mut self) {
         if let Ok(mut stream) = UnixStream::connect(&self.socket) {
-            let request = br#"{"stop": true}"#;
-            let length = u32::try_from(request.len()).unwrap_or_default();
-            let _ = stream.write_all(&length.to_be_bytes());
-            let _ = stream.write_all(request);
+            // A 4-byte big-endian length, then the request (forkserver.py).
+            let _ = stream.write_all(b"\0\0\0\x04stop");
             // It closes the connection once it has the request.
             let _ = stream.read(&mut [0; 1]);
         }
