@@ -24,7 +24,7 @@ The protocol, one connection per launch:
 - if the launcher's end closes first (it was killed), the child is killed.
 
 The request `stop` (a length, then those 4 bytes) instead kills every child
-and ends the server.
+and ends the server, which closes the connection last.
 
 Fork safety: the server is one thread and runs no event loop; each child
 builds its own (inside the gateway's `main`). Children are reaped on SIGCHLD,
@@ -117,6 +117,7 @@ class Server:
         self.last_busy = time.monotonic()
         self.retired = False
         self.stopping = False
+        self.stop_requests: list[socket.socket] = []
         self.wake_r, self.wake_w = socket.socketpair()
         self.wake_r.setblocking(False)
         self.wake_w.setblocking(False)
@@ -161,6 +162,8 @@ class Server:
         while self.children:
             self.reap(block=True)
         log("stopped")
+        for conn in self.stop_requests:
+            conn.close()
 
     def _on_signal(self, *_: object) -> None:
         self.stopping = True
@@ -198,7 +201,7 @@ class Server:
             self.stopping = True
             for fd in fds:
                 os.close(fd)
-            conn.close()
+            self.stop_requests.append(conn)  # closed once stopped: the asker may wait for that
             return
         if request.version != self.version or self.retired:
             log("the gateway's code changed since the imports; retiring")

@@ -26,7 +26,7 @@ use std::{
     path::{Path, PathBuf},
     process::{Command, Output},
     sync::{Condvar, Mutex},
-    time::Instant,
+    time::{Duration, Instant},
 };
 
 use serde_json::Value;
@@ -162,7 +162,9 @@ impl Drop for ForkServer {
         if let Ok(mut stream) = UnixStream::connect(&self.socket) {
             // A 4-byte big-endian length, then the request (forkserver.py).
             let _ = stream.write_all(b"\0\0\0\x04stop");
-            // It closes the connection once it has the request.
+            // It closes the connection once it has stopped: its gateways
+            // killed, its socket's path gone.
+            let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
             let _ = stream.read(&mut [0; 1]);
         }
         self.remove_files();
