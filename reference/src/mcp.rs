@@ -10,6 +10,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use hyper::body::Incoming;
@@ -118,8 +119,11 @@ impl ServerHandler for McpServer {
 
 /// Serves MCP over the process's stdin and stdout until the client closes them.
 pub async fn serve_stdio(server: McpServer) -> std::io::Result<()> {
+    // Non-blocking pipes where stdin and stdout are pipes, as when a client
+    // launches the gateway: `io::stdio()` hands every read and write to
+    // tokio's blocking thread pool, a thread hop each way per message.
     let running = server
-        .serve(rmcp::transport::io::stdio())
+        .serve(rmcp::transport::io::stdio_pipes())
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
@@ -153,9 +157,13 @@ pub async fn serve_http(
         .with_allowed_hosts(hosts)
         .with_allowed_origins(access.allowed_origins)
         .enforce_origin_validation()
+        // A 2026-07-28 request's answer goes back as one JSON body rather
+        // than an SSE stream of one event, when it is a single message: no
+        // stream task, keep-alive timer or chunked framing per call.
+        .with_json_response(true)
         .with_cancellation_token(cancel.clone());
     let service: StreamableHttpService<McpServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config);
+        StreamableHttpService::new(move || Ok(server.clone()), sessions().into(), config);
 
     tokio::pin!(shutdown);
     loop {
@@ -167,6 +175,10 @@ pub async fn serve_http(
             },
             () = &mut shutdown => break,
         };
+        // Each answer is written as soon as it is ready. With Nagle's
+        // algorithm on, a response written in two segments (headers, then the
+        // SSE event) waited for the client's delayed ACK: ~40 ms a call.
+        let _ = stream.set_nodelay(true);
         let service = service.clone();
         tokio::spawn(async move {
             let route = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
@@ -187,6 +199,21 @@ pub async fn serve_http(
     }
     cancel.cancel();
     Ok(())
+}
+
+/// The sessions of the `initialize` era.
+///
+/// rmcp keeps each finished request's SSE events for a late resume (60 s by
+/// default), and its session worker scans all of them on every message it
+/// handles: at 1,000 calls a second that is 60,000 entries walked per message,
+/// CPU and memory that grow with the call rate (and a 1 MB answer held a
+/// minute after it was sent). Nothing is kept once a request has been
+/// answered: a tools/call answer is one message on its POST's own stream
+/// (TC-PROTO-008), so there is nothing left to resume.
+fn sessions() -> LocalSessionManager {
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.completed_cache_ttl = Duration::ZERO;
+    sessions
 }
 
 type BoxBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
