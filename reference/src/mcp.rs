@@ -3,7 +3,10 @@
 //! Both protocol eras come from `rmcp`: the `initialize` handshake (2025-06-18,
 //! 2025-11-25) with sessions, and 2026-07-28 with `server/discover` and no
 //! sessions (TC-PROTO-002, TC-PROTO-003). The tool list is turned into MCP
-//! tools once, at start-up, and served from memory on every `tools/list`.
+//! tools and serialized once, at start-up, and those bytes are sent on every
+//! `tools/list` ([`tool_list`]).
+
+mod tool_list;
 
 use std::borrow::Cow;
 use std::convert::Infallible;
@@ -29,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::convert;
 use crate::gateway::Gateway;
+use tool_list::{SplicedBody, SplicingWriter, ToolList};
 
 /// The path of the one Streamable HTTP endpoint.
 pub const ENDPOINT: &str = "/mcp";
@@ -38,12 +42,12 @@ pub const ENDPOINT: &str = "/mcp";
 #[derive(Clone)]
 pub struct McpServer {
     gateway: Arc<Gateway>,
-    tools: Arc<[rmcp::model::Tool]>,
+    tools: Arc<ToolList>,
 }
 
 impl McpServer {
     pub fn new(gateway: Arc<Gateway>) -> Self {
-        let tools = mcp_tools(gateway.tools()).into();
+        let tools = Arc::new(ToolList::new(&mcp_tools(gateway.tools())));
         Self { gateway, tools }
     }
 }
@@ -90,7 +94,8 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        // A stand-in, replaced by the serialized tools on the way out.
+        Ok(self.tools.result())
     }
 
     async fn call_tool(
@@ -122,8 +127,10 @@ pub async fn serve_stdio(server: McpServer) -> std::io::Result<()> {
     // Non-blocking pipes where stdin and stdout are pipes, as when a client
     // launches the gateway: `io::stdio()` hands every read and write to
     // tokio's blocking thread pool, a thread hop each way per message.
+    let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
+    let stdout = SplicingWriter::new(stdout, Arc::clone(&server.tools));
     let running = server
-        .serve(rmcp::transport::io::stdio_pipes())
+        .serve((stdin, stdout))
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
@@ -162,6 +169,7 @@ pub async fn serve_http(
         // stream task, keep-alive timer or chunked framing per call.
         .with_json_response(true)
         .with_cancellation_token(cancel.clone());
+    let tools = Arc::clone(&server.tools);
     let service: StreamableHttpService<McpServer, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(server.clone()), sessions().into(), config);
 
@@ -180,12 +188,15 @@ pub async fn serve_http(
         // SSE event) waited for the client's delayed ACK: ~40 ms a call.
         let _ = stream.set_nodelay(true);
         let service = service.clone();
+        let tools = Arc::clone(&tools);
         tokio::spawn(async move {
             let route = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
                 let service = TowerToHyperService::new(service.clone());
+                let tools = Arc::clone(&tools);
                 async move {
                     if request.uri().path() == ENDPOINT {
-                        hyper::service::Service::call(&service, request).await
+                        let response = hyper::service::Service::call(&service, request).await?;
+                        Ok::<_, Infallible>(tools.splice_response(response).await)
                     } else {
                         Ok(not_found())
                     }
@@ -216,14 +227,10 @@ fn sessions() -> LocalSessionManager {
     sessions
 }
 
-type BoxBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
-
-fn not_found() -> hyper::Response<BoxBody> {
-    use http_body_util::BodyExt;
-    let mut response = hyper::Response::new(
-        http_body_util::Full::new(Bytes::from_static(b"not found: MCP is served at /mcp\n"))
-            .boxed(),
-    );
+fn not_found() -> hyper::Response<SplicedBody> {
+    let mut response = hyper::Response::new(SplicedBody::Whole(
+        [Bytes::from_static(b"not found: MCP is served at /mcp\n")].into(),
+    ));
     *response.status_mut() = hyper::StatusCode::NOT_FOUND;
     response
 }
