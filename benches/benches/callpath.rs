@@ -621,7 +621,7 @@ enum How {
 }
 
 enum McpClient {
-    Rmcp(RunningService<RoleClient, ClientConfig>),
+    Rmcp(Box<RunningService<RoleClient, ClientConfig>>),
     Raw(Arc<RawSession>),
 }
 
@@ -651,7 +651,7 @@ impl Path_ {
             Transport::StdioRaw => {
                 McpClient::Raw(Arc::new(RawSession::over_stdio(&mut gateway).await))
             }
-            _ => McpClient::Rmcp(connect(&mut gateway, era, transport).await),
+            _ => McpClient::Rmcp(Box::new(connect(&mut gateway, era, transport).await)),
         };
         Path_ {
             label,
