@@ -43,10 +43,11 @@
 //! Options after `--`: `--rounds N` (per path and concurrency, default 5),
 //! `--calls N` (per round, default 2000), `--concurrency 1,16,256`,
 //! `--paths http-2025-11-25,stdio-2025-11-25` (gateway paths to run),
-//! `--memory`, `--list`, `--smoke`. `--smoke` is the CI guard: a few hundred
-//! calls at 1 at a time, exiting 1 only when the median of a raw session
-//! (HTTP or stdio) is more than 10x direct's (see `GUARDED`; the 40 ms Nagle
-//! stall of issue 8 was 80x).
+//! `--memory`, `--list`, `--smoke`. `--smoke` is the CI guard: 8 rounds of
+//! 50 calls per path at 1 at a time, exiting 1 only when, for a raw session
+//! (HTTP or stdio), even the best round's median is more than 10x the
+//! median of the direct round before it (see `GUARDED`; the 40 ms Nagle stall
+//! of issue 8 is over 1,000x here).
 //!
 //! Linux only: it reads `/proc`.
 
@@ -154,8 +155,8 @@ impl Options {
                 "--list" => options.list = true,
                 "--smoke" => {
                     options.smoke = true;
-                    options.rounds = 3;
-                    options.calls = 100;
+                    options.rounds = 8;
+                    options.calls = 50;
                     options.concurrency = vec![1];
                 }
                 other => panic!("unknown option {other}; see the doc comment of callpath.rs"),
@@ -250,6 +251,9 @@ async fn run(options: Options) -> std::process::ExitCode {
                     "{}: each call reaches the upstream once",
                     path.label
                 );
+                let mut sorted = latencies.clone();
+                sorted.sort_unstable();
+                figures.round_medians.push(sorted[sorted.len() / 2]);
                 figures.latencies.extend(latencies);
             }
         }
@@ -883,6 +887,8 @@ async fn connect(
 #[derive(Default)]
 struct Figures {
     latencies: Vec<Duration>,
+    /// The median of each round, in order, for the smoke guard.
+    round_medians: Vec<Duration>,
     wall: Duration,
     cpu_ticks: u64,
 }
@@ -895,6 +901,7 @@ struct Row {
     per_second: f64,
     cpu_per_call: Duration,
     peak_rss: Option<u64>,
+    round_medians: Vec<Duration>,
 }
 
 impl Row {
@@ -915,6 +922,7 @@ impl Row {
                 figures.cpu_ticks as f64 / ticks_per_second() / calls as f64,
             ),
             peak_rss: path.peak_rss(),
+            round_medians: figures.round_medians,
         }
     }
 }
@@ -941,6 +949,9 @@ fn print_table(rows: &[Row], smoke: bool) -> std::process::ExitCode {
         "| at once | path | median µs | p99 µs | calls/s | CPU µs/call | peak RSS MB | median / direct | p99 / direct | calls/s / direct |"
     );
     println!("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    // For the guard: each round's median over the direct round just before
+    // it, and of those the best. Load from elsewhere slows some rounds of
+    // either side; a regression in the gateway slows every round of it.
     let mut worst: (f64, &str) = (0.0, "none");
     let direct: HashMap<usize, &Row> = rows
         .iter()
@@ -950,8 +961,16 @@ fn print_table(rows: &[Row], smoke: bool) -> std::process::ExitCode {
     for row in rows {
         let base = direct[&row.concurrency];
         let ratio = row.median.as_secs_f64() / base.median.as_secs_f64();
-        if GUARDED.contains(&row.label) && ratio > worst.0 {
-            worst = (ratio, row.label);
+        if GUARDED.contains(&row.label) {
+            let best_round = row
+                .round_medians
+                .iter()
+                .zip(&base.round_medians)
+                .map(|(ours, direct)| ours.as_secs_f64() / direct.as_secs_f64())
+                .fold(f64::INFINITY, f64::min);
+            if best_round > worst.0 {
+                worst = (best_round, row.label);
+            }
         }
         let cpu = if row.label == "direct" {
             format!("({} upstream)", micros(row.cpu_per_call))
@@ -981,12 +1000,12 @@ fn print_table(rows: &[Row], smoke: bool) -> std::process::ExitCode {
         let (worst, label) = worst;
         if worst > LIMIT {
             println!(
-                "callpath smoke: FAILED: {label}'s median is {worst:.1}x direct's (limit {LIMIT}x)"
+                "callpath smoke: FAILED: {label}: even its best round's median is {worst:.1}x direct's (limit {LIMIT}x)"
             );
             return std::process::ExitCode::FAILURE;
         }
         println!(
-            "callpath smoke: ok: the slowest guarded path, {label}, has a median {worst:.1}x direct's (limit {LIMIT}x)"
+            "callpath smoke: ok: guarded paths' best rounds are within {worst:.1}x direct's median ({label}; limit {LIMIT}x)"
         );
     }
     std::process::ExitCode::SUCCESS
