@@ -295,9 +295,14 @@ pub fn reference_binary_beside(exe: &Path) -> anyhow::Result<PathBuf> {
     let mut cargo = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()));
     cargo
         .current_dir(workspace)
+        // With the harness in the selection, features unify as in the build
+        // of the harness itself (which depends on the gateway's library), so
+        // only the gateway's `main.rs` is left to compile.
         .args([
             "build",
             "--quiet",
+            "-p",
+            "hosted-mcp-conformance",
             "-p",
             "hosted-mcp-gateway",
             "--target-dir",

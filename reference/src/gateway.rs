@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -56,8 +57,16 @@ pub struct Gateway {
     validators: Vec<Validator>,
     destination: Destination,
     deliverer: Deliverer,
-    masker: Masker,
+    /// Shared with the blocking threads that interpret large answers.
+    masker: Arc<Masker>,
 }
+
+/// Answers larger than this are interpreted on tokio's blocking pool.
+///
+/// The server runs on one thread (see `main.rs`); pretty-printing a 1 MB JSON
+/// answer takes about 10 ms, which would hold up every other call for that
+/// long. A small answer takes microseconds, less than the hand-off would.
+const INLINE_ANSWER: usize = 64 * 1024;
 
 impl Gateway {
     /// A gateway whose upstream exchanges end after 15 seconds.
@@ -78,7 +87,7 @@ impl Gateway {
             .or(catalogue.default_credential.as_ref());
         let credential = upstream.credential.as_deref();
         let destination = Destination::new(&upstream.base_url, credential, placement)?;
-        let masker = Masker::new(credential, placement);
+        let masker = Arc::new(Masker::new(credential, placement));
         let deliverer = Deliverer::new(deadline)?;
         let validators = catalogue
             .tools
@@ -129,7 +138,23 @@ impl Gateway {
         let target = outbound.target();
         let budget = answer::read_budget(&self.masker);
         match self.deliverer.send(outbound, budget).await {
-            Ok(delivered) => Ok(answer::interpret(&delivered, &self.masker)),
+            Ok(delivered) if delivered.body.len() <= INLINE_ANSWER => {
+                Ok(answer::interpret(&delivered, &self.masker))
+            }
+            Ok(delivered) => {
+                let masker = Arc::clone(&self.masker);
+                let interpreted =
+                    tokio::task::spawn_blocking(move || answer::interpret(&delivered, &masker));
+                Ok(interpreted
+                    .await
+                    .unwrap_or_else(|failure| match failure.try_into_panic() {
+                        // A panic in `interpret` fails this call alone, as it
+                        // would have on the server's own thread.
+                        Ok(panic) => std::panic::resume_unwind(panic),
+                        // Cancelled: the runtime is shutting down.
+                        Err(cancelled) => panic!("{cancelled}"),
+                    }))
+            }
             Err(failure) => {
                 Ok(self.failure(failure.into_message(target, self.deliverer.deadline())))
             }

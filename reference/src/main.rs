@@ -128,7 +128,16 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     let gateway = Gateway::new(catalogue, upstream).map_err(|e| e.to_string())?;
     let server = McpServer::new(Arc::new(gateway));
 
-    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    // One thread serves every connection. A call is a few hops between tasks
+    // (hyper, rmcp's session, the handler, reqwest): on one thread a hop is a
+    // queue push, while tokio's multi-thread scheduler wakes an idle worker
+    // for it (a futex and a context switch), which cost about 70 µs of CPU
+    // a call at one call at a time. Large answers, the only long CPU work,
+    // are interpreted on the blocking pool (`gateway::INLINE_ANSWER`).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
     runtime
         .block_on(async move {
             if args.stdio {

@@ -3,13 +3,17 @@
 //! Both protocol eras come from `rmcp`: the `initialize` handshake (2025-06-18,
 //! 2025-11-25) with sessions, and 2026-07-28 with `server/discover` and no
 //! sessions (TC-PROTO-002, TC-PROTO-003). The tool list is turned into MCP
-//! tools once, at start-up, and served from memory on every `tools/list`.
+//! tools and serialized once, at start-up, and those bytes are sent on every
+//! `tools/list` ([`tool_list`]).
+
+mod tool_list;
 
 use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use hyper::body::Incoming;
@@ -28,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::convert;
 use crate::gateway::Gateway;
+use tool_list::{SplicedBody, SplicingWriter, ToolList};
 
 /// The path of the one Streamable HTTP endpoint.
 pub const ENDPOINT: &str = "/mcp";
@@ -37,12 +42,12 @@ pub const ENDPOINT: &str = "/mcp";
 #[derive(Clone)]
 pub struct McpServer {
     gateway: Arc<Gateway>,
-    tools: Arc<[rmcp::model::Tool]>,
+    tools: Arc<ToolList>,
 }
 
 impl McpServer {
     pub fn new(gateway: Arc<Gateway>) -> Self {
-        let tools = mcp_tools(gateway.tools()).into();
+        let tools = Arc::new(ToolList::new(&mcp_tools(gateway.tools())));
         Self { gateway, tools }
     }
 }
@@ -89,7 +94,8 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        // A stand-in, replaced by the serialized tools on the way out.
+        Ok(self.tools.result())
     }
 
     async fn call_tool(
@@ -118,8 +124,13 @@ impl ServerHandler for McpServer {
 
 /// Serves MCP over the process's stdin and stdout until the client closes them.
 pub async fn serve_stdio(server: McpServer) -> std::io::Result<()> {
+    // Non-blocking pipes where stdin and stdout are pipes, as when a client
+    // launches the gateway: `io::stdio()` hands every read and write to
+    // tokio's blocking thread pool, a thread hop each way per message.
+    let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
+    let stdout = SplicingWriter::new(stdout, Arc::clone(&server.tools));
     let running = server
-        .serve(rmcp::transport::io::stdio())
+        .serve((stdin, stdout))
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
@@ -153,9 +164,14 @@ pub async fn serve_http(
         .with_allowed_hosts(hosts)
         .with_allowed_origins(access.allowed_origins)
         .enforce_origin_validation()
+        // A 2026-07-28 request's answer goes back as one JSON body rather
+        // than an SSE stream of one event, when it is a single message: no
+        // stream task, keep-alive timer or chunked framing per call.
+        .with_json_response(true)
         .with_cancellation_token(cancel.clone());
+    let tools = Arc::clone(&server.tools);
     let service: StreamableHttpService<McpServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config);
+        StreamableHttpService::new(move || Ok(server.clone()), sessions().into(), config);
 
     tokio::pin!(shutdown);
     loop {
@@ -167,13 +183,20 @@ pub async fn serve_http(
             },
             () = &mut shutdown => break,
         };
+        // Each answer is written as soon as it is ready. With Nagle's
+        // algorithm on, a response written in two segments (headers, then the
+        // SSE event) waited for the client's delayed ACK: ~40 ms a call.
+        let _ = stream.set_nodelay(true);
         let service = service.clone();
+        let tools = Arc::clone(&tools);
         tokio::spawn(async move {
             let route = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
                 let service = TowerToHyperService::new(service.clone());
+                let tools = Arc::clone(&tools);
                 async move {
                     if request.uri().path() == ENDPOINT {
-                        hyper::service::Service::call(&service, request).await
+                        let response = hyper::service::Service::call(&service, request).await?;
+                        Ok::<_, Infallible>(tools.splice_response(response).await)
                     } else {
                         Ok(not_found())
                     }
@@ -189,14 +212,25 @@ pub async fn serve_http(
     Ok(())
 }
 
-type BoxBody = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+/// The sessions of the `initialize` era.
+///
+/// rmcp keeps each finished request's SSE events for a late resume (60 s by
+/// default), and its session worker scans all of them on every message it
+/// handles: at 1,000 calls a second that is 60,000 entries walked per message,
+/// CPU and memory that grow with the call rate (and a 1 MB answer held a
+/// minute after it was sent). Nothing is kept once a request has been
+/// answered: a tools/call answer is one message on its POST's own stream
+/// (TC-PROTO-008), so there is nothing left to resume.
+fn sessions() -> LocalSessionManager {
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.completed_cache_ttl = Duration::ZERO;
+    sessions
+}
 
-fn not_found() -> hyper::Response<BoxBody> {
-    use http_body_util::BodyExt;
-    let mut response = hyper::Response::new(
-        http_body_util::Full::new(Bytes::from_static(b"not found: MCP is served at /mcp\n"))
-            .boxed(),
-    );
+fn not_found() -> hyper::Response<SplicedBody> {
+    let mut response = hyper::Response::new(SplicedBody::Whole(
+        [Bytes::from_static(b"not found: MCP is served at /mcp\n")].into(),
+    ));
     *response.status_mut() = hyper::StatusCode::NOT_FOUND;
     response
 }
