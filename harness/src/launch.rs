@@ -295,18 +295,11 @@ pub fn reference_binary_beside(exe: &Path) -> anyhow::Result<PathBuf> {
     let mut cargo = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()));
     cargo
         .current_dir(workspace)
-        // With the harness in the selection, features unify as in the build
-        // of the harness itself (which depends on the gateway's library), so
-        // only the gateway's `main.rs` is left to compile.
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "hosted-mcp-conformance",
-            "-p",
-            "hosted-mcp-gateway",
-            "--target-dir",
-        ])
+        // The workspace's binaries, with no package named: features unify
+        // over the whole workspace, as in `cargo run --bin
+        // hosted-mcp-conformance` (the README's command), so what that built
+        // is reused and only the gateway's own code is left to compile.
+        .args(["build", "--quiet", "--bins", "--target-dir"])
         .arg(target_dir);
     match dir.file_name().and_then(|n| n.to_str()) {
         Some("debug") | None => {}
@@ -317,7 +310,7 @@ pub fn reference_binary_beside(exe: &Path) -> anyhow::Result<PathBuf> {
             cargo.args(["--profile", profile]);
         }
     }
-    eprintln!("hosted-mcp-conformance: building the reference gateway (cargo build -p hosted-mcp-gateway)");
+    eprintln!("hosted-mcp-conformance: building the reference gateway (cargo build --bins)");
     let status = cargo.status().context("cannot run cargo")?;
     if !status.success() || !bin.is_file() {
         bail!("building the reference gateway failed ({status})");

@@ -80,6 +80,10 @@ struct ServeArgs {
     /// requests from any other Origin are refused.
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     allowed_origins: Vec<String>,
+    /// Threads that serve calls. One is the fastest per call (see below);
+    /// more serve more calls at once on a host with cores to spare.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
 }
 
 fn main() -> ExitCode {
@@ -128,16 +132,24 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     let gateway = Gateway::new(catalogue, upstream).map_err(|e| e.to_string())?;
     let server = McpServer::new(Arc::new(gateway));
 
-    // One thread serves every connection. A call is a few hops between tasks
-    // (hyper, rmcp's session, the handler, reqwest): on one thread a hop is a
-    // queue push, while tokio's multi-thread scheduler wakes an idle worker
-    // for it (a futex and a context switch), which cost about 70 µs of CPU
-    // a call at one call at a time. Large answers, the only long CPU work,
-    // are interpreted on the blocking pool (`gateway::INLINE_ANSWER`).
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| e.to_string())?;
+    // By default one thread serves every connection. A call is a few hops
+    // between tasks (hyper, rmcp's session, the handler, reqwest): on one
+    // thread a hop is a queue push, while tokio's multi-thread scheduler wakes
+    // an idle worker for it (a futex and a context switch), which cost about
+    // 70 µs of CPU a call at one call at a time. Large answers, the only long
+    // CPU work, are interpreted on the blocking pool (`gateway::INLINE_ANSWER`).
+    // `--threads` trades that for more calls at once on a many-core host.
+    let runtime = match args.threads {
+        1 => tokio::runtime::Builder::new_current_thread(),
+        threads => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            builder.worker_threads(usize::from(threads));
+            builder
+        }
+    }
+    .enable_all()
+    .build()
+    .map_err(|e| e.to_string())?;
     runtime
         .block_on(async move {
             if args.stdio {
