@@ -93,3 +93,28 @@ async fn sources_win(world: &mut GatewayWorld, step: &Step) -> StepResult {
     }
     Ok(())
 }
+
+/// TC-NAME-007 on extension names: each row's tool, unless the gateway
+/// named it by its operationId (passing over the extension is the
+/// extension's own rule's matter), has the name the character rule makes
+/// of the extension's.
+#[then("each tool named by its extension is named, after the character rule:")]
+async fn extension_names_cleaned(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    let names = tool_names(&world.list_tools().await?);
+    let mut wrong = Vec::new();
+    // The first row is the header: | operationId | name |
+    for row in table(step)?.iter().skip(1) {
+        let [operation_id, expected] = row.as_slice() else {
+            fail!("each row needs an operationId and the expected name: {row:?}");
+        };
+        if !names.contains(operation_id) && !names.contains(expected) {
+            wrong.push(format!(
+                "no tool is named {expected:?} (nor by its operationId {operation_id:?})"
+            ));
+        }
+    }
+    if !wrong.is_empty() {
+        fail!("{}\nthe gateway lists {names:?}", wrong.join("\n"));
+    }
+    Ok(())
+}
