@@ -311,7 +311,6 @@ Feature: The answer
     And the upstream answers GET "/pets" with status <status> and the "Location" header "<location>"
     When the client calls "listPets" with {}
     Then the call fails with a text containing "<location>"
-    And the upstream received exactly one request: GET "/pets"
 
     Examples:
       | status | location                                  |
@@ -341,6 +340,8 @@ Feature: The answer
     Examples:
       | status | reason             |
       | 400    | bad-request-7f3a   |
+      | 401    | who-are-you-7f3a   |
+      | 403    | not-for-you-7f3a   |
       | 404    | no-such-pet-7f3a   |
       | 418    | teapot-7f3a        |
       | 429    | slow-down-7f3a     |
@@ -400,4 +401,3 @@ Feature: The answer
     When the client calls "deletePet" with {"id": "7"}
     Then the call succeeds with a text containing "204"
     And the result contains "empty"
-    And the upstream received exactly one request: DELETE "/pets/7"
