@@ -66,6 +66,25 @@ Feature: Arguments
       | path_ref  | yes      |
       | query_ref | yes      |
 
+  @TC-ARG-002
+  Scenario: Clashing path and query arguments each go to their own place
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{id}:
+          get:
+            operationId: getPet
+            parameters:
+              - {name: id, in: path, required: true, schema: {type: string}}
+              - {name: id, in: query, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "getPet" with {"path_id": "p7", "query_id": "q9"}
+    Then the request's raw path is "/pets/p7"
+    And the request's query parameter "id" is "q9"
+
   @TC-ARG-003
   Scenario: The request body is the argument body, required exactly when the body is
     Given the OpenAPI document:
