@@ -110,7 +110,12 @@ def build(plan: Plan, arguments: dict[str, Any], base_url: str, credential: str,
         ("X-Agentify-Operation", (plan.operation_id or plan.tool) if broken("TC-REQ-010") else plan.tool),
     ]
     body = None
-    if plan.has_body and "body" in arguments:
+    if plan.body_arguments:  # the TC-ARG-003 variant
+        members = {name: arguments[name] for name in plan.body_arguments if name in arguments}
+        if members or plan.body_required:
+            body = json.dumps(members, ensure_ascii=False).encode("utf-8")
+            headers.append(("Content-Type", plan.content_type or "application/json"))
+    elif plan.has_body and "body" in arguments:
         body = json.dumps(arguments["body"], ensure_ascii=False).encode("utf-8")
         headers.append(("Content-Type", plan.content_type or "application/json"))
     headers = _with_credential(headers, credential, where)
