@@ -14,7 +14,9 @@ Feature: Arguments are checked first
   body (TC-ARG-003's argument) carries values deeper than one level.
 
   Depth counts from the arguments object (depth 0): `/body` is at depth 1,
-  `/body/next/leaf/label` at depth 4. A keyword that is about an object
+  `/body/0/next/leaf/label` at depth 5. The deep scenarios send an array of
+  nodes as the body: an object body's properties are sometimes offered as
+  arguments of their own (against TC-ARG-003), an array's never are. A keyword that is about an object
   (`required`, `additionalProperties`) is tried with the object at depth 7,
   whose properties sit at depth 8, and at depth 9, so that the two ways of
   counting (the object's depth or the property's) agree on the outcome.
@@ -665,7 +667,7 @@ Feature: Arguments are checked first
               required: true
               content:
                 application/json:
-                  schema: {$ref: '#/components/schemas/Node'}
+                  schema: {type: array, items: {$ref: '#/components/schemas/Node'}}
             responses: {"200": {description: ok}}
       components:
         schemas:
@@ -691,7 +693,7 @@ Feature: Arguments are checked first
               mail: {type: string, format: email}
               id: {type: string, format: uuid}
       """
-    When the client calls "deep" with <leaf> placed at "/body/next/next/next/next/next/leaf"
+    When the client calls "deep" with <leaf> placed at "/body/0/next/next/next/next/leaf"
     Then the call <outcome>
 
     Examples:
@@ -729,7 +731,7 @@ Feature: Arguments are checked first
               required: true
               content:
                 application/json:
-                  schema: {$ref: '#/components/schemas/Node'}
+                  schema: {type: array, items: {$ref: '#/components/schemas/Node'}}
             responses: {"200": {description: ok}}
       components:
         schemas:
@@ -755,7 +757,7 @@ Feature: Arguments are checked first
               mail: {type: string, format: email}
               id: {type: string, format: uuid}
       """
-    When the client calls "deep" with <leaf> placed at "/body/next/next/next/next/next/next/leaf"
+    When the client calls "deep" with <leaf> placed at "/body/0/next/next/next/next/next/leaf"
     Then the call reached the upstream
 
     Examples:
@@ -791,7 +793,7 @@ Feature: Arguments are checked first
               required: true
               content:
                 application/json:
-                  schema: {$ref: '#/components/schemas/Node'}
+                  schema: {type: array, items: {$ref: '#/components/schemas/Node'}}
             responses: {"200": {description: ok}}
       components:
         schemas:
@@ -807,7 +809,7 @@ Feature: Arguments are checked first
             properties:
               label: {type: string, maxLength: 5}
       """
-    When the client calls "deep" with <leaf> placed at "/body/next/next/next/next/next/next/next/leaf"
+    When the client calls "deep" with <leaf> placed at "/body/0/next/next/next/next/next/next/leaf"
     Then the call reached the upstream
 
     Examples:
@@ -829,7 +831,7 @@ Feature: Arguments are checked first
               required: true
               content:
                 application/json:
-                  schema: {$ref: '#/components/schemas/Node'}
+                  schema: {type: array, items: {$ref: '#/components/schemas/Node'}}
             responses: {"200": {description: ok}}
       components:
         schemas:
@@ -840,7 +842,7 @@ Feature: Arguments are checked first
               counts: {type: array, items: {type: integer, maximum: 10}}
               pairs: {type: array, items: {type: object, properties: {n: {type: integer}}}}
       """
-    When the client calls "deep" with <items> placed at "/body/next/next/next/next/next/counts"
+    When the client calls "deep" with <items> placed at "/body/0/next/next/next/next/counts"
     Then the call <outcome>
 
     Examples:
@@ -863,7 +865,7 @@ Feature: Arguments are checked first
               required: true
               content:
                 application/json:
-                  schema: {$ref: '#/components/schemas/Node'}
+                  schema: {type: array, items: {$ref: '#/components/schemas/Node'}}
             responses: {"200": {description: ok}}
       components:
         schemas:
@@ -874,7 +876,7 @@ Feature: Arguments are checked first
               counts: {type: array, items: {type: integer, maximum: 10}}
               pairs: {type: array, items: {type: object, properties: {n: {type: integer}}}}
       """
-    When the client calls "deep" with [1, "MARKER-7f3a", 99] placed at "/body/next/next/next/next/next/next/counts"
+    When the client calls "deep" with [1, "MARKER-7f3a", 99] placed at "/body/0/next/next/next/next/next/counts"
     Then the call reached the upstream
 
   @TC-CHECK-011
@@ -891,7 +893,7 @@ Feature: Arguments are checked first
               required: true
               content:
                 application/json:
-                  schema: {$ref: '#/components/schemas/Node'}
+                  schema: {type: array, items: {$ref: '#/components/schemas/Node'}}
             responses: {"200": {description: ok}}
       components:
         schemas:
@@ -902,7 +904,7 @@ Feature: Arguments are checked first
               counts: {type: array, items: {type: integer, maximum: 10}}
               pairs: {type: array, items: {type: object, properties: {n: {type: integer}}}}
       """
-    When the client calls "deep" with [{"n": "MARKER-7f3a"}] placed at "/body/next/next/next/next/next/pairs"
+    When the client calls "deep" with [{"n": "MARKER-7f3a"}] placed at "/body/0/next/next/next/next/pairs"
     Then the call reached the upstream
 
 

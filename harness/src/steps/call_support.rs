@@ -283,7 +283,8 @@ pub fn clip(text: &str) -> String {
 }
 
 /// Builds arguments that hold `value` at `pointer` (`/body/a/b`), with
-/// objects on the way.
+/// objects on the way; a token of digits is an index into an array, whose
+/// items before it are null (`/body/0/a` gives `{"body": [{"a": value}]}`).
 pub fn arguments_with(
     pointer: &str,
     value: serde_json::Value,
@@ -294,9 +295,22 @@ pub fn arguments_with(
         .split('/')
         .map(|t| t.replace("~1", "/").replace("~0", "~"));
     let tokens: Vec<String> = tokens.collect();
-    Ok(tokens.into_iter().rev().fold(value, |inner, token| {
-        serde_json::Value::Object([(token, inner)].into_iter().collect())
-    }))
+    // The arguments object itself is an object: its first token is a name.
+    let first = tokens.first().cloned().unwrap_or_default();
+    let inner = tokens[1..]
+        .iter()
+        .rev()
+        .fold(value, |inner, token| match token.parse::<usize>() {
+            Ok(index) if !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) => {
+                let mut items = vec![serde_json::Value::Null; index];
+                items.push(inner);
+                serde_json::Value::Array(items)
+            }
+            _ => serde_json::Value::Object([(token.clone(), inner)].into_iter().collect()),
+        });
+    Ok(serde_json::Value::Object(
+        [(first, inner)].into_iter().collect(),
+    ))
 }
 
 #[cfg(test)]
@@ -349,5 +363,10 @@ mod tests {
             arguments_with("/body/a~1b/c", json!(1)).unwrap(),
             json!({"body": {"a/b": {"c": 1}}})
         );
+        assert_eq!(
+            arguments_with("/body/0/next/1", json!(1)).unwrap(),
+            json!({"body": [{"next": [null, 1]}]})
+        );
+        assert_eq!(arguments_with("/7", json!(1)).unwrap(), json!({"7": 1}));
     }
 }
