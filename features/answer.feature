@@ -172,7 +172,7 @@ Feature: The answer
       | 3     | 1048574 | 日        |
       | 4     | 1048573 | 🐶        |
 
-  @TC-ANS-003 @TC-ANS-004
+  @TC-ANS-003
   Scenario: A stray byte just past 1 MB does not pull the cut back over a whole character
     The last four bytes under the limit are one whole character; the byte
     after them continues nothing, so 1,048,576 is a boundary and the cut
@@ -310,7 +310,7 @@ Feature: The answer
       """
     And the upstream answers GET "/pets" with status <status> and the "Location" header "<location>"
     When the client calls "listPets" with {}
-    Then the call fails with a text containing "<location>"
+    Then the call fails with a text containing "<location>", unless the redirect was followed
 
     Examples:
       | status | location                                  |
