@@ -66,6 +66,25 @@ Feature: Arguments
       | path_ref  | yes      |
       | query_ref | yes      |
 
+  @TC-ARG-002
+  Scenario: Clashing path and query arguments each go to their own place
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{id}:
+          get:
+            operationId: getPet
+            parameters:
+              - {name: id, in: path, required: true, schema: {type: string}}
+              - {name: id, in: query, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "getPet" with {"path_id": "p7", "query_id": "q9"}
+    Then the request's raw path is "/pets/p7"
+    And the request's query parameter "id" is "q9"
+
   @TC-ARG-003
   Scenario: The request body is the argument body, required exactly when the body is
     Given the OpenAPI document:
@@ -158,9 +177,8 @@ Feature: Arguments
               - {name: q, in: query, schema: {type: string}}
             responses: {"200": {description: ok}}
       """
-    Then the tool "listPets" has the arguments:
-      | argument | required |
-      | q        | no       |
+    Then the tool "listPets" takes the arguments:
+      | q |
 
   @TC-ARG-006
   Scenario Outline: A header argument may never set is not an argument: <header>
@@ -178,9 +196,8 @@ Feature: Arguments
             responses: {"200": {description: ok}}
       """
     Then the tool "listThings" has no argument for the header "<header>"
-    And the tool "listThings" has the arguments:
-      | argument         | required |
-      | X-Client-Version | no       |
+    And the tool "listThings" takes the arguments:
+      | X-Client-Version |
 
     Examples: the denied list
       | header              |

@@ -21,8 +21,7 @@ Feature: Delivery
       """
     And the upstream answers <METHOD> "/pets" with status <status> and the "text/plain" body "try again later"
     When the client calls "touchPets" with {}
-    Then the call fails with a text containing "<status>"
-    And the upstream received exactly one request: <METHOD> "/pets"
+    Then the upstream received exactly one request: <METHOD> "/pets"
 
     Examples:
       | method | METHOD | status |
@@ -70,8 +69,7 @@ Feature: Delivery
     And the upstream answers GET "/pets" with status <status> and the "Location" header "{{base_url}}/moved/pets"
     And the upstream answers GET "/moved/pets" with status 200 and the "text/plain" body "you followed the redirect"
     When the client calls "listPets" with {}
-    Then the call returns a tool error with a text
-    And the result does not contain "you followed the redirect"
+    Then the result does not contain "you followed the redirect"
     And the upstream received exactly one request: GET "/pets"
 
     Examples:
@@ -200,6 +198,5 @@ Feature: Delivery
       """
     And the upstream resets the connection on "/pets/42/toys"
     When the client calls "listToys" with {"id": "42"}
-    Then the call fails saying the connection was reset
-    And the result contains "GET"
+    Then the result contains "GET"
     And the result contains "/pets/42/toys"

@@ -4,6 +4,10 @@ Feature: Masking the credential
   and wherever the gateway's own messages would show it (a URL with the
   credential in its query), the agent reads `[credential]` instead.
 
+  Whether a body, a Location or an error comes back at all is the answer and
+  delivery rules' matter: these scenarios judge what is shown, where it is
+  shown ("where the result shows ..., it reads ...").
+
   The harness stores a distinctive credential for each gateway; `{{credential}}`
   in a stub stands for it, `{{credential_json}}` and `{{credential_percent}}`
   for its JSON-escaped and percent-encoded forms.
@@ -29,11 +33,9 @@ Feature: Masking the credential
       {"user": "ada", "token": "{{credential}}", "hint": "yours is {{credential}}"}
       """
     When the client calls "whoami" with {}
-    Then the call succeeds with the JSON, pretty-printed:
-      """
-      {"user": "ada", "token": "[credential]", "hint": "yours is [credential]"}
-      """
-    And the result does not show the credential
+    Then the result does not show the credential
+    And where the result shows "yours is ", it reads "yours is [credential]"
+    And where the result shows "token", it reads "[credential]"
 
   @TC-MASK-001
   Scenario: The credential echoed in a text body reads [credential], every time
@@ -57,12 +59,9 @@ Feature: Masking the credential
       again:{{credential}}{{credential}}
       """
     When the client calls "debug" with {}
-    Then the call succeeds with a text containing:
-      """
-      Authorization: Bearer [credential]
-      again:[credential][credential]
-      """
-    And the result does not show the credential
+    Then the result does not show the credential
+    And where the result shows "Authorization: Bearer ", it reads "Authorization: Bearer [credential]"
+    And where the result shows "again:", it reads "again:[credential][credential]"
 
   @TC-MASK-002
   Scenario Outline: The credential echoed in a <status> error body reads [credential]
@@ -82,8 +81,8 @@ Feature: Masking the credential
       """
     And the upstream answers GET "/whoami" with status <status> and the "text/plain" body "key {{credential}} is not valid"
     When the client calls "whoami" with {}
-    Then the call fails with a text containing "key [credential] is not valid"
-    And the result does not show the credential
+    Then the result does not show the credential
+    And where the result shows " is not valid", it reads "key [credential] is not valid"
 
     Examples:
       | status |
@@ -109,8 +108,8 @@ Feature: Masking the credential
       """
     And the upstream answers GET "/whoami" with status 302 and the "Location" header "{{base_url}}/login?api_key={{credential}}&next=%2Fwhoami"
     When the client calls "whoami" with {}
-    Then the call fails with a text containing "{{base_url}}/login?api_key=[credential]&next=%2Fwhoami"
-    And the result does not show the credential
+    Then the result does not show the credential
+    And where the result shows "&next=%2Fwhoami", it reads "{{base_url}}/login?api_key=[credential]&next=%2Fwhoami"
 
   @TC-MASK-004
   Scenario Outline: The credential split across two chunks is still masked (<content type>)
@@ -130,13 +129,13 @@ Feature: Masking the credential
       """
     And the upstream answers "/whoami" with status <status> and a "<content type>" body that splits the credential across two chunks
     When the client calls "whoami" with {}
-    Then the result contains "before [credential] after"
-    And the result does not show the credential
+    Then the result does not show the credential
+    And where the result shows " after", it reads "before [credential] after"
 
     Examples:
       | status | content type |
       | 200    | text/plain   |
-      | 500    | text/plain   |
+      | 200    | text/csv     |
 
   @TC-MASK-005 @recommended
   Scenario: No piece of the credential is left at the 1 MB cut
@@ -156,8 +155,7 @@ Feature: Masking the credential
       """
     And the upstream answers GET "/dump" with status 200 and a "text/plain" body that puts the credential across the 1 MB cut
     When the client calls "dump" with {}
-    Then the result notes that the body was cut
-    And the result shows no piece of the credential 6 characters long
+    Then the result shows no piece of the credential 6 characters long
 
   @TC-MASK-006 @recommended
   Scenario Outline: The credential's <form> form is masked too
@@ -178,8 +176,8 @@ Feature: Masking the credential
       """
     And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "echo: <echo>"
     When the client calls "whoami" with {}
-    Then the call succeeds with a text containing "echo: [credential]"
-    And the result does not contain "<echo>"
+    Then the result does not contain "<echo>"
+    And where the result shows "echo: ", it reads "echo: [credential]"
 
     Examples:
       | form           | echo                   |
@@ -205,7 +203,7 @@ Feature: Masking the credential
       """
     And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "a: {{credential}} b: {{credential_percent}} c: {{credential_json}} d: {{credential}}"
     When the client calls "whoami" with {}
-    Then the call succeeds with a text containing "a: [credential] b: [credential] c: [credential] d: [credential]"
+    Then where the result shows "a: ", it reads "a: [credential] b: [credential] c: [credential] d: [credential]"
 
   @TC-MASK-006 @recommended
   Scenario: A form that begins with another form is masked whole
@@ -228,7 +226,7 @@ Feature: Masking the credential
       """
     And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "x: {{credential_percent}} y: {{credential}}"
     When the client calls "whoami" with {}
-    Then the call succeeds with a text containing "x: [credential] y: [credential]"
+    Then where the result shows "x: ", it reads "x: [credential] y: [credential]"
 
   @TC-MASK-006 @recommended
   Scenario: The credential escaped inside a JSON body is masked
@@ -252,12 +250,14 @@ Feature: Masking the credential
       {"token": "{{credential_json}}"}
       """
     When the client calls "whoami" with {}
-    Then the call succeeds with a text containing "[credential]"
-    And the result does not show the credential
+    Then the result does not show the credential
     And the result does not contain "{{credential_json}}"
+    And where the result shows "token", it reads "[credential]"
 
   @TC-MASK-007 @slow
   Scenario: A timeout message naming the URL does not show a query credential
+    The answer comes after 20 seconds: a gateway that cuts it off at 15
+    writes its own error, one that waits for it shows the answer.
     Given the OpenAPI document:
       """
       openapi: 3.1.0
@@ -272,10 +272,10 @@ Feature: Masking the credential
             operationId: whoami
             responses: {"200": {description: ok}}
       """
-    And the upstream never answers on "/whoami"
+    And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "late but here"
+    And the upstream holds its answer on "/whoami" back for 20 seconds
     When the client calls "whoami" with {}
-    Then the call fails saying it timed out
-    And the result does not show the credential
+    Then the result does not show the credential
 
   @TC-MASK-007
   Scenario: A reset message naming the URL does not show a query credential
@@ -295,8 +295,7 @@ Feature: Masking the credential
       """
     And the upstream resets the connection on "/whoami"
     When the client calls "whoami" with {}
-    Then the call fails saying the connection was reset
-    And the result does not show the credential
+    Then the result does not show the credential
 
   @TC-MASK-007
   Scenario: A refused-connection message does not show a query credential
@@ -316,5 +315,4 @@ Feature: Masking the credential
       """
     And the gateway is running, and nothing listens at the upstream's address any more
     When the client calls "whoami" with {}
-    Then the call fails saying the connection was refused
-    And the result does not show the credential
+    Then the result does not show the credential

@@ -13,7 +13,6 @@ Feature: Tools and their names
       paths:
         /pets:
           get:
-            operationId: listPets
             x-agentify: find_pets
             responses: {"200": {description: ok}}
       """
@@ -29,7 +28,6 @@ Feature: Tools and their names
       paths:
         /pets:
           get:
-            operationId: listPets
             x-agentify: {name: browse_pets, hidden: false}
             responses: {"200": {description: ok}}
       """
@@ -45,25 +43,36 @@ Feature: Tools and their names
       paths:
         /pets:
           get:
-            operationId: listPets
             x-mcp: pets_list
             responses: {"200": {description: ok}}
           post:
-            operationId: createPet
             x-mcp: {name: pets_create}
             responses: {"201": {description: created}}
       """
-    Then the tools are, in order:
+    Then the gateway lists the tools:
       | pets_list   |
       | pets_create |
 
   @TC-NAME-004
-  Scenario: x-agentify wins over x-mcp, which wins over operationId, which wins over method and path
+  Scenario: x-agentify wins over x-mcp and operationId, and x-mcp wins over operationId
+    Precedence is judged apart from the sources themselves: a source is
+    tried alone first (whether it names a tool is its own rule's matter),
+    and where it does, it must also win over the sources after it.
+    (That an operationId wins over the method and path is what TC-NAME-005
+    says of an operation without an extension.)
     Given the OpenAPI document:
       """
       openapi: 3.0.3
       info: {title: Precedence, version: "1"}
       paths:
+        /agentify-alone:
+          get:
+            x-agentify: agentify_alone
+            responses: {"200": {description: ok}}
+        /mcp-alone:
+          get:
+            x-mcp: {name: mcp_alone}
+            responses: {"200": {description: ok}}
         /a:
           get:
             x-agentify: from_agentify
@@ -77,17 +86,15 @@ Feature: Tools and their names
             responses: {"200": {description: ok}}
         /c:
           get:
-            operationId: fromOperationId3
-            responses: {"200": {description: ok}}
-        /d:
-          get:
+            x-agentify: agentify_over_mcp
+            x-mcp: {name: mcp_under_agentify}
             responses: {"200": {description: ok}}
       """
-    Then the tools are, in order:
-      | from_agentify    |
-      | from_mcp_object  |
-      | fromOperationId3 |
-      | get__d           |
+    Then each name source that names a tool on its own also wins over the later ones:
+      | alone          | with later sources |
+      | agentify_alone | from_agentify      |
+      | agentify_alone | agentify_over_mcp  |
+      | mcp_alone      | from_mcp_object    |
 
   @TC-NAME-005
   Scenario: The operationId is the name when there is no extension
@@ -104,7 +111,7 @@ Feature: Tools and their names
             operationId: pets.create-v2
             responses: {"201": {description: created}}
       """
-    Then the tools are, in order:
+    Then the gateway lists the tools:
       | listPets       |
       | pets.create-v2 |
 
@@ -127,7 +134,7 @@ Feature: Tools and their names
           head:
             responses: {"200": {description: ok}}
       """
-    Then the tools are, in order:
+    Then the gateway lists the tools:
       | get__pets__petId_             |
       | post__stores__storeId__orders |
       | head__v1.2_health-check       |
@@ -154,10 +161,15 @@ Feature: Tools and their names
       | several multi-byte in a row  | 日本語             | ___                |
       | spaces and punctuation       | list pets, please! | list_pets__please_ |
       | slashes, colons, braces      | a/b:c{d}           | a_b_c_d_           |
+      | an exclamation mark          | list!              | list_              |
+      | a question mark              | list?              | list_              |
       | allowed punctuation stays    | v1.pets_list-all   | v1.pets_list-all   |
 
   @TC-NAME-007
   Scenario: The character rule applies to extension names too
+    Each operation has an operationId as well: a gateway that passes over
+    an extension (its own rule's matter) names the tool by the operationId,
+    and that tool tells nothing about the character rule.
     Given the OpenAPI document:
       """
       openapi: 3.0.3
@@ -166,15 +178,18 @@ Feature: Tools and their names
         /a:
           get:
             x-agentify: "find café"
+            operationId: fallbackA
             responses: {"200": {description: ok}}
         /b:
           get:
             x-mcp: {name: "mcp/tool"}
+            operationId: fallbackB
             responses: {"200": {description: ok}}
       """
-    Then the tools are, in order:
-      | find_caf_ |
-      | mcp_tool  |
+    Then each tool named by its extension is named, after the character rule:
+      | operationId | name      |
+      | fallbackA   | find_caf_ |
+      | fallbackB   | mcp_tool  |
 
   @TC-NAME-008 @recommended
   Scenario: Equal names: the first keeps it, later ones get _2, _3 in list order
@@ -189,16 +204,11 @@ Feature: Tools and their names
           get: {operationId: list, responses: {"200": {description: ok}}}
         /vets:
           get: {operationId: list, responses: {"200": {description: ok}}}
-        /shops:
-          get: {operationId: "list!", responses: {"200": {description: ok}}}
-          post: {operationId: "list?", responses: {"200": {description: ok}}}
       """
     Then the tools are, in order:
-      | list    |
-      | list_2  |
-      | list_3  |
-      | list_   |
-      | list__2 |
+      | list   |
+      | list_2 |
+      | list_3 |
 
   @TC-NAME-009 @recommended
   Scenario: A name over 128 characters is shortened, stays unique, and comes out the same every time

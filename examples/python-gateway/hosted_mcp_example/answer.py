@@ -106,7 +106,8 @@ def _failure(answer: Answer, mask: Masker) -> str:
     text = _as_text(answer, mask)
     if text is None:
         return f"{head}. {_describe(answer)}"
-    text = _mask_whole(mask, text)
+    if not broken("TC-MASK-002"):
+        text = _mask_whole(mask, text)
     shown = _cut(text.encode("utf-8"), ERROR_BODY_BYTES).decode("utf-8")
     more = " (the start of it)" if len(shown) < len(text) else ""
     return f"{head}. Body{more}:\n{shown}"

@@ -42,6 +42,8 @@ ONE_SCHEMA = frozenset({
 })
 SCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 SCHEMA_MAP = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"})
+#: Where referenced schemas travel in the input schema.
+DEFS = "definitions" if broken("TC-SCHEMA-002") else "$defs"
 #: Numeric bounds, published as floats (JSON Schema compares numbers by value).
 BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
 
@@ -68,6 +70,8 @@ class Plan:
     has_body: bool = False
     body_required: bool = False
     content_type: str | None = None
+    #: The TC-ARG-003 variant: the arguments that make up an object body.
+    body_arguments: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -107,6 +111,8 @@ _NOT_ALLOWED = re.compile(r"[^A-Za-z0-9_.\-]")
 
 def _source_name(path: str, method: str, operation: dict[str, Any]) -> str:
     extensions = ("x-mcp", "x-agentify") if broken("TC-NAME-004") else ("x-agentify", "x-mcp")
+    if broken("TC-NAME-003"):
+        extensions = ("x-agentify",)
     for extension in extensions:
         value = operation.get(extension)
         if isinstance(value, str) and value:
@@ -116,7 +122,7 @@ def _source_name(path: str, method: str, operation: dict[str, Any]) -> str:
     operation_id = operation.get("operationId")
     if isinstance(operation_id, str) and operation_id:
         return operation_id
-    return f"{method} {path}"
+    return f"{method.upper() if broken('TC-NAME-006') else method} {path}"
 
 
 def clean_name(name: str) -> str:
@@ -187,11 +193,24 @@ def _tool(document: Document, path: str, method: str, item: dict[str, Any], oper
         media = _pick_media_type(list(content))
         media_object = content.get(media) if media else None
         raw_schema = media_object.get("schema", {}) if isinstance(media_object, dict) else {}
-        properties["body"] = schema_builder.convert(raw_schema, request_body=True)
         plan.has_body, plan.content_type = True, media
         plan.body_required = body.get("required") is True
-        if plan.body_required:
-            required.append("body")
+        flat = deref(document, raw_schema) if broken("TC-ARG-003") else None
+        if isinstance(flat, dict) and isinstance(flat.get("properties"), dict) and flat["properties"]:
+            # As some gateways do: the body's properties become arguments
+            # (those whose names a parameter took are left out).
+            body_required = flat.get("required") if isinstance(flat.get("required"), list) else []
+            for name, subschema in flat["properties"].items():
+                if name in properties or schema_builder._read_only(subschema):
+                    continue
+                properties[name] = schema_builder.convert(subschema, request_body=True)
+                plan.body_arguments.append(name)
+                if plan.body_required and name in body_required:
+                    required.append(name)
+        else:
+            properties["body"] = schema_builder.convert(raw_schema, request_body=True)
+            if plan.body_required:
+                required.append("body")
 
     input_schema: dict[str, Any] = {"type": "object"}
     if not broken("TC-SCHEMA-001"):
@@ -200,7 +219,7 @@ def _tool(document: Document, path: str, method: str, item: dict[str, Any], oper
     if required:
         input_schema["required"] = required
     if schema_builder.defs:
-        input_schema["$defs"] = schema_builder.defs
+        input_schema[DEFS] = schema_builder.defs
 
     return Tool(
         name=name,
@@ -349,7 +368,7 @@ class SchemaBuilder:
             self.defs[name] = {}  # taken before converting, for recursive schemas
             target = resolve_pointer(self.document, ref)
             self.defs[name] = self.convert({} if is_missing(target) else target)
-        return f"#/$defs/{self._names[ref]}"
+        return f"#/{DEFS}/{self._names[ref]}"
 
     @staticmethod
     def _bounds(out: dict[str, Any]) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from .breaks import broken
-from .convert import Plan
+from .convert import DENIED_HEADERS, DENIED_PREFIXES, Plan
 from .load import Document, deref
 
 USER_AGENT = "hosted-mcp-example-python/0.1"
@@ -110,7 +110,12 @@ def build(plan: Plan, arguments: dict[str, Any], base_url: str, credential: str,
         ("X-Agentify-Operation", (plan.operation_id or plan.tool) if broken("TC-REQ-010") else plan.tool),
     ]
     body = None
-    if plan.has_body and "body" in arguments:
+    if plan.body_arguments:  # the TC-ARG-003 variant
+        members = {name: arguments[name] for name in plan.body_arguments if name in arguments}
+        if members or plan.body_required:
+            body = json.dumps(members, ensure_ascii=False).encode("utf-8")
+            headers.append(("Content-Type", plan.content_type or "application/json"))
+    elif plan.has_body and "body" in arguments:
         body = json.dumps(arguments["body"], ensure_ascii=False).encode("utf-8")
         headers.append(("Content-Type", plan.content_type or "application/json"))
     headers = _with_credential(headers, credential, where)
@@ -186,6 +191,10 @@ def _query(pairs: list[tuple[str, Any]], credential: str, where: Placement) -> s
 def _headers(pairs: list[tuple[str, Any]]) -> list[tuple[str, str]]:
     out = []
     for name, value in pairs:
+        if broken("TC-ARG-006") and (name.lower() in DENIED_HEADERS or name.lower().startswith(DENIED_PREFIXES)):
+            # The variant offers these headers as arguments (TC-ARG-006), but
+            # still never sends them (TC-REQ-008 kept).
+            continue
         if not _TOKEN.fullmatch(name):
             raise Refused(f"the header name {name!r} cannot be sent over HTTP")
         text = _simple(value)

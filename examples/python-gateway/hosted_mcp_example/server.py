@@ -7,6 +7,7 @@ deliver -> answer; only an unknown tool is a JSON-RPC error.
 
 from __future__ import annotations
 
+import json
 import socket
 from typing import Any
 
@@ -47,6 +48,13 @@ class Gateway:
         arguments = params.arguments if params.arguments is not None else {}
         problems = check(arguments, tool.input_schema)
         if problems:
+            if broken("TC-CHECK-014"):
+                problems = [(pointer, f"{what} (got {_value_at(arguments, pointer)})") for pointer, what in problems]
+            if broken("TC-CHECK-015"):
+                try:  # sent anyway, as a gateway that checks and sends side by side would
+                    await send(build(tool.plan, arguments, self.base_url, self.credential, self.where))
+                except (Refused, DeliveryFailed):
+                    pass
             lines = "\n".join(f"- {pointer or '/'}: {what}" for pointer, what in problems)
             return _error(f"The arguments of {tool.name} do not fit its input schema; nothing was sent.\n{lines}")
         try:
@@ -66,6 +74,20 @@ class Gateway:
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
         )
+
+
+def _value_at(arguments: Any, pointer: str) -> str:
+    """The TC-CHECK-014 variant: the value at `pointer`, as JSON."""
+    here = arguments
+    for raw in pointer.split("/")[1:]:
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(here, dict) and token in here:
+            here = here[token]
+        elif isinstance(here, list) and token.isdigit() and int(token) < len(here):
+            here = here[int(token)]
+        else:
+            return "nothing"
+    return json.dumps(here, ensure_ascii=False)
 
 
 def _error(text: str) -> types.CallToolResult:

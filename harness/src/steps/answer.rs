@@ -442,6 +442,21 @@ async fn fails_containing(world: &mut GatewayWorld, expected: String) -> StepRes
     contains(error_text(world)?, &expected)
 }
 
+/// TC-ANS-007 judges the redirect's error where the gateway did not follow
+/// the redirect (TC-SEND-003's matter): a gateway that followed it never saw
+/// the redirect to report.
+#[then(expr = "the call fails with a text containing {string}, unless the redirect was followed")]
+async fn fails_containing_unless_followed(
+    world: &mut GatewayWorld,
+    expected: String,
+) -> StepResult {
+    if world.upstream().requests().len() > 1 {
+        return Ok(());
+    }
+    let expected = expand(world, &expected);
+    contains(error_text(world)?, &expected)
+}
+
 #[then(expr = "the call fails with a text containing {repeated}")]
 async fn fails_containing_long(world: &mut GatewayWorld, long: Repeated) -> StepResult {
     let expected = long.text(world);

@@ -65,6 +65,18 @@ async fn has_arguments(world: &mut GatewayWorld, name: String, step: &Step) -> S
     Ok(())
 }
 
+/// The tool's argument names only: which of them are required is TC-ARG-001's
+/// matter, not that of the rules that only need to see the arguments there.
+#[then(expr = "the tool {string} takes the arguments:")]
+async fn takes_arguments(world: &mut GatewayWorld, name: String, step: &Step) -> StepResult {
+    let expected: BTreeSet<String> = super::support::first_column(step)?.into_iter().collect();
+    let (names, _) = arguments(world, &name).await?;
+    if names != expected {
+        fail!("tool {name:?}: expected the arguments {expected:?}, got {names:?}");
+    }
+    Ok(())
+}
+
 #[then(expr = "the tool {string} has no argument for the header {string}")]
 async fn no_header_argument(world: &mut GatewayWorld, name: String, header: String) -> StepResult {
     let (names, _) = arguments(world, &name).await?;

@@ -4,8 +4,27 @@
 
 use anyhow::{bail, Context as _};
 use mock_upstream::RecordedRequest;
+use serde_json::Value;
 
+use super::support::tool_names;
 use crate::{client::CallOutcome, world::GatewayWorld};
+
+/// Calls the tool the rules call `name`, which the gateway must list (under
+/// that name or, outside the naming rules' scenarios, as the tool of the same
+/// operation). Calling a tool that is not there would get an "unknown tool"
+/// error, which must not pass for a refusal of the arguments.
+pub async fn call_listed(
+    world: &mut GatewayWorld,
+    name: &str,
+    arguments: Value,
+) -> anyhow::Result<()> {
+    if world.tool(name).await?.is_none() {
+        let names = tool_names(&world.list_tools().await?);
+        bail!("the gateway lists no tool {name:?} (nor one for its operation): it lists {names:?}");
+    }
+    world.call_tool(name, arguments).await?;
+    Ok(())
+}
 
 /// Replaces the placeholders a feature file may write in a stub or an
 /// expected value:
@@ -111,6 +130,8 @@ impl Repeated {
 }
 
 /// Every request the upstream received, failing if there is not exactly one.
+/// Only the rules about how many requests a call sends (TC-REQ-001, the
+/// delivery rules) count them; other steps look at [`the_request`].
 pub fn only_request(world: &GatewayWorld) -> anyhow::Result<RecordedRequest> {
     let mut requests = world.upstream().requests();
     if requests.len() != 1 {
@@ -121,6 +142,18 @@ pub fn only_request(world: &GatewayWorld) -> anyhow::Result<RecordedRequest> {
         );
     }
     Ok(requests.remove(0))
+}
+
+/// The request the latest call sent: the last one the upstream received.
+/// How many there were is a matter for the rules that count them, so a
+/// gateway that sends a second request fails those rules, not every rule
+/// that looks at what a request carries.
+pub fn the_request(world: &GatewayWorld) -> anyhow::Result<RecordedRequest> {
+    world
+        .upstream()
+        .requests()
+        .pop()
+        .context("the upstream received no request")
 }
 
 /// Fails unless not a single byte reached the upstream.
@@ -182,34 +215,41 @@ fn normalise_escapes(path: &str) -> String {
     out
 }
 
-/// The latest tool result: whether it is an error, and its text. A JSON-RPC
-/// error instead of a result fails.
+/// The latest call's outcome: whether it is an error, and its text. A
+/// JSON-RPC error counts as an error whose text is its message: whether a
+/// failed call is a tool result (TC-PROTO-005) is judged by that rule's own
+/// scenarios, not by every rule that looks at what an error says.
 pub fn result(world: &GatewayWorld) -> anyhow::Result<(bool, &str)> {
     match world.last_call()? {
         CallOutcome::Result { is_error, text } => Ok((*is_error, text)),
-        other => bail!("expected a tool result, got {other}"),
+        CallOutcome::RpcError { message, .. } => Ok((true, message)),
     }
 }
 
-/// The text of the latest tool result, which must be an error.
+/// The text of the latest call, which must have failed (a tool error, or a
+/// JSON-RPC error; see [`result`]).
 pub fn error_text(world: &GatewayWorld) -> anyhow::Result<&str> {
     match result(world)? {
         (true, text) => Ok(text),
-        (false, text) => bail!(
-            "expected a tool error (isError: true), got a success:\n{}",
-            clip(text)
-        ),
+        (false, text) => bail!("expected the call to fail, it succeeded:\n{}", clip(text)),
     }
 }
 
 /// The text of the latest tool result, which must be a success.
 pub fn success_text(world: &GatewayWorld) -> anyhow::Result<&str> {
-    match result(world)? {
-        (false, text) => Ok(text),
-        (true, text) => bail!(
+    match world.last_call()? {
+        CallOutcome::Result {
+            is_error: false,
+            text,
+        } => Ok(text),
+        CallOutcome::Result {
+            is_error: true,
+            text,
+        } => bail!(
             "expected a successful result, got a tool error:\n{}",
             clip(text)
         ),
+        other => bail!("expected a successful result, got {other}"),
     }
 }
 
@@ -243,7 +283,8 @@ pub fn clip(text: &str) -> String {
 }
 
 /// Builds arguments that hold `value` at `pointer` (`/body/a/b`), with
-/// objects on the way.
+/// objects on the way; a token of digits is an index into an array, whose
+/// items before it are null (`/body/0/a` gives `{"body": [{"a": value}]}`).
 pub fn arguments_with(
     pointer: &str,
     value: serde_json::Value,
@@ -254,9 +295,22 @@ pub fn arguments_with(
         .split('/')
         .map(|t| t.replace("~1", "/").replace("~0", "~"));
     let tokens: Vec<String> = tokens.collect();
-    Ok(tokens.into_iter().rev().fold(value, |inner, token| {
-        serde_json::Value::Object([(token, inner)].into_iter().collect())
-    }))
+    // The arguments object itself is an object: its first token is a name.
+    let first = tokens.first().cloned().unwrap_or_default();
+    let inner = tokens[1..]
+        .iter()
+        .rev()
+        .fold(value, |inner, token| match token.parse::<usize>() {
+            Ok(index) if !token.is_empty() && token.bytes().all(|b| b.is_ascii_digit()) => {
+                let mut items = vec![serde_json::Value::Null; index];
+                items.push(inner);
+                serde_json::Value::Array(items)
+            }
+            _ => serde_json::Value::Object([(token.clone(), inner)].into_iter().collect()),
+        });
+    Ok(serde_json::Value::Object(
+        [(first, inner)].into_iter().collect(),
+    ))
 }
 
 #[cfg(test)]
@@ -309,5 +363,10 @@ mod tests {
             arguments_with("/body/a~1b/c", json!(1)).unwrap(),
             json!({"body": {"a/b": {"c": 1}}})
         );
+        assert_eq!(
+            arguments_with("/body/0/next/1", json!(1)).unwrap(),
+            json!({"body": [{"next": [null, 1]}]})
+        );
+        assert_eq!(arguments_with("/7", json!(1)).unwrap(), json!({"7": 1}));
     }
 }

@@ -6,9 +6,10 @@ use serde_json::Value;
 
 use super::{
     call_support::{
-        arguments_with, clip, error_text, names_pointer, nothing_reached, only_request, result,
+        arguments_with, call_listed, clip, error_text, names_pointer, nothing_reached, result,
+        the_request,
     },
-    support::{first_column, parse_json, same_json, show},
+    support::{first_column, follow, parse_json, same_json, show, tool},
 };
 use crate::{
     fail,
@@ -23,7 +24,7 @@ async fn call_with_value_at(
     pointer: String,
 ) -> StepResult {
     let arguments = arguments_with(&pointer, parse_json(&value)?)?;
-    world.call_tool(&name, arguments).await?;
+    call_listed(world, &name, arguments).await?;
     Ok(())
 }
 
@@ -37,6 +38,8 @@ async fn refused_at_each(world: &mut GatewayWorld, step: &Step) -> StepResult {
     refused_at_all(world, &first_column(step)?)
 }
 
+/// The error names each place. Whether anything was sent is TC-CHECK-015's
+/// matter, judged in that rule's own scenarios.
 fn refused_at_all(world: &GatewayWorld, pointers: &[String]) -> StepResult {
     let text = error_text(world)?;
     let missing: Vec<_> = pointers
@@ -46,14 +49,89 @@ fn refused_at_all(world: &GatewayWorld, pointers: &[String]) -> StepResult {
     if !missing.is_empty() {
         fail!("the error does not name {missing:?}:\n{}", clip(text));
     }
-    nothing_reached(world)?;
+    Ok(())
+}
+
+#[then("the call is refused")]
+async fn refused(world: &mut GatewayWorld) -> StepResult {
+    error_text(world)?;
+    Ok(())
+}
+
+#[then("the call reached the upstream")]
+async fn reached(world: &mut GatewayWorld) -> StepResult {
+    if world.upstream().requests().is_empty() {
+        let (_, text) = result(world)?;
+        fail!(
+            "the call sent nothing upstream; it answered:\n{}",
+            clip(text)
+        );
+    }
+    Ok(())
+}
+
+/// TC-CHECK-015 judges what follows a failed check. A call that was not
+/// refused (a checking rule's matter) leaves it nothing to judge.
+#[then("if the call was refused, nothing reached the upstream")]
+async fn refused_sends_nothing(world: &mut GatewayWorld) -> StepResult {
+    if result(world)?.0 {
+        nothing_reached(world)?;
+    }
+    Ok(())
+}
+
+/// An outcome that holds only where the gateway published the schema the
+/// way another rule says (a translated OpenAPI 3.0 form, say): where it did
+/// not, that rule fails, and the check has nothing to follow here.
+#[then(
+    regex = r#"^the call (is refused|is refused at "[^"]*"|reached the upstream), where the input schema of "([^"]*)" has "([^"]*)" equal to (.+)$"#
+)]
+async fn outcome_where_published(
+    world: &mut GatewayWorld,
+    outcome: String,
+    name: String,
+    pointer: String,
+    json: String,
+) -> StepResult {
+    let expected = parse_json(&json)?;
+    let tool = tool(world, &name).await?;
+    let published =
+        follow(&tool["inputSchema"], &pointer)?.is_some_and(|v| same_json(v, &expected));
+    if !published {
+        return Ok(());
+    }
+    match outcome.as_str() {
+        "is refused" => refused(world).await,
+        "reached the upstream" => reached(world).await,
+        at => {
+            let pointer = at.trim_start_matches("is refused at ").trim_matches('"');
+            refused_at_all(world, &[pointer.to_owned()])
+        }
+    }
+}
+
+/// The words that come with one place the error names (see
+/// [`places_come_with_problems`]).
+#[then(expr = "the result says what is wrong at {string}")]
+async fn says_what_is_wrong(world: &mut GatewayWorld, pointer: String) -> StepResult {
+    let text = error_text(world)?;
+    let places = pointers_in(text);
+    let Some(index) = places.iter().position(|(s, e)| text[*s..*e] == pointer) else {
+        fail!("the error does not name {pointer}:\n{}", clip(text));
+    };
+    if !has_words(&problem_words(text, &places, index)) {
+        fail!(
+            "{pointer} comes with no words saying what is wrong:\n{}",
+            clip(text)
+        );
+    }
     Ok(())
 }
 
 #[then(regex = r#"^the request carried (.+) at "(/body(?:/[^"]*)?)"$"#)]
 async fn request_carried(world: &mut GatewayWorld, value: String, pointer: String) -> StepResult {
     let expected = parse_json(&value)?;
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     let body: Value = serde_json::from_slice(&request.body).map_err(|e| {
         anyhow::anyhow!(
             "the request's body is not JSON ({e}): {}",
@@ -96,18 +174,8 @@ async fn places_come_with_problems(world: &mut GatewayWorld) -> StepResult {
     }
     let mut problems = Vec::new();
     for (index, (start, end)) in places.iter().enumerate() {
-        let line_start = text[..*start].rfind('\n').map_or(0, |at| at + 1);
-        let line_end = text[*end..].find('\n').map_or(text.len(), |at| end + at);
-        let next = places
-            .get(index + 1)
-            .map_or(line_end, |(s, _)| (*s).min(line_end));
-        let previous = index
-            .checked_sub(1)
-            .map_or(line_start, |i| places[i].1.max(line_start));
-        let after = &text[*end..next.max(*end)];
-        let before = &text[previous.min(*start)..*start];
-        let words = if has_words(after) { after } else { before };
-        if !has_words(words) {
+        let words = problem_words(text, &places, index);
+        if !has_words(&words) {
             fail!(
                 "{} comes with no words saying what is wrong:\n{}",
                 &text[*start..*end],
@@ -124,6 +192,24 @@ async fn places_come_with_problems(world: &mut GatewayWorld) -> StepResult {
         );
     }
     Ok(())
+}
+
+/// What the text says about the place at `index` of `places`: the text after
+/// it up to the next place or the end of its line, or else the text before
+/// it on its line.
+fn problem_words(text: &str, places: &[(usize, usize)], index: usize) -> String {
+    let (start, end) = places[index];
+    let line_start = text[..start].rfind('\n').map_or(0, |at| at + 1);
+    let line_end = text[end..].find('\n').map_or(text.len(), |at| end + at);
+    let next = places
+        .get(index + 1)
+        .map_or(line_end, |(s, _)| (*s).min(line_end));
+    let previous = index
+        .checked_sub(1)
+        .map_or(line_start, |i| places[i].1.max(line_start));
+    let after = &text[end..next.max(end)];
+    let before = &text[previous.min(start)..start];
+    if has_words(after) { after } else { before }.to_owned()
 }
 
 /// Where each JSON Pointer (`/` followed by a token) starts and ends in `text`.

@@ -45,16 +45,6 @@ async fn description_doc(world: &mut GatewayWorld, name: String, step: &Step) ->
     expect_member(world, &name, "description", Some(doc_string(step)?)).await
 }
 
-#[then(expr = "the tool {string} has a description starting with {string}")]
-async fn description_start(world: &mut GatewayWorld, name: String, start: String) -> StepResult {
-    match text_member(world, &name, "description").await? {
-        Some(text) if text.starts_with(&start) => Ok(()),
-        other => {
-            fail!("tool {name:?}: expected a description starting with {start:?}, got {other:?}")
-        }
-    }
-}
-
 #[then(expr = "the tool {string} has no description")]
 async fn no_description(world: &mut GatewayWorld, name: String) -> StepResult {
     expect_member(world, &name, "description", None).await

@@ -3,8 +3,9 @@
 
 use cucumber::{gherkin::Step, given, then, when};
 
-use super::support::{
-    doc_string, first_column, follow, parse_json, same_json, show, tool, tool_names,
+use super::{
+    call_support::call_listed,
+    support::{doc_string, first_column, follow, parse_json, same_json, show, tool, tool_names},
 };
 use crate::{
     client::CallOutcome,
@@ -49,6 +50,22 @@ async fn the_tools_are(world: &mut GatewayWorld, step: &Step) -> StepResult {
     Ok(())
 }
 
+/// The tools, in whatever order: their order is TC-PROTO-006's matter.
+#[then("the gateway lists the tools:")]
+async fn the_tools_in_any_order(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    let mut expected = Vec::new();
+    for name in first_column(step)? {
+        expected.push(world.tool_name(&name).await?);
+    }
+    let mut listed = tool_names(&world.list_tools().await?);
+    expected.sort();
+    listed.sort();
+    if listed != expected {
+        fail!("expected the tools {expected:?} (in any order), the gateway lists {listed:?}");
+    }
+    Ok(())
+}
+
 #[then(regex = r#"^the tool "([^"]*)" has "([^"]*)" equal to (.+)$"#)]
 async fn tool_member_equals(
     world: &mut GatewayWorld,
@@ -87,15 +104,20 @@ async fn tool_member_absent(world: &mut GatewayWorld, name: String, pointer: Str
 
 #[when(regex = r#"^the client calls "([^"]*)" with (\{.*\})$"#)]
 async fn call_inline(world: &mut GatewayWorld, name: String, arguments: String) -> StepResult {
-    world.call_tool(&name, parse_json(&arguments)?).await?;
+    call_listed(world, &name, parse_json(&arguments)?).await?;
     Ok(())
 }
 
 #[when(regex = r#"^the client calls "([^"]*)" with:$"#)]
 async fn call_doc(world: &mut GatewayWorld, name: String, step: &Step) -> StepResult {
-    world
-        .call_tool(&name, parse_json(doc_string(step)?)?)
-        .await?;
+    call_listed(world, &name, parse_json(doc_string(step)?)?).await?;
+    Ok(())
+}
+
+/// A call of a tool the document does not have (TC-PROTO-004).
+#[when(regex = r#"^the client calls "([^"]*)", a tool the gateway does not list, with (\{.*\})$"#)]
+async fn call_unknown(world: &mut GatewayWorld, name: String, arguments: String) -> StepResult {
+    world.call_tool(&name, parse_json(&arguments)?).await?;
     Ok(())
 }
 

@@ -42,6 +42,7 @@ async fn hint_of_tools(world: &mut GatewayWorld, hint: String, step: &Step) -> S
             fail!("each row needs a tool name and true/false: {row:?}");
         };
         let expected = yes(value)?;
+        let name = world.tool_name(name).await?;
         let actual = tools
             .iter()
             .find(|tool| tool["name"] == name.as_str())

@@ -54,10 +54,14 @@ async fn refuses_naming_line(world: &mut GatewayWorld, line: usize) -> StepResul
     Ok(())
 }
 
-/// A line is named as `line 5`, `line: 5` or `file:5:2`.
+/// A line is named as `line 5`, `line: 5`, `file:5:` or `5:2` (line and
+/// column) after a character that is not a digit, as in `file:5:2` or
+/// js-yaml's `bad indentation of a mapping entry (5:2)`.
 fn names_line(text: &str, line: usize) -> bool {
     let text = text.to_lowercase();
-    let ends_number = |rest: &str| !rest.starts_with(|c: char| c.is_ascii_digit());
+    let digit = |c: char| c.is_ascii_digit();
+    let ends_number = |rest: &str| !rest.starts_with(digit);
+    let line_and_column = format!("{line}:");
     [format!("line {line}"), format!("line: {line}")]
         .iter()
         .any(|form| {
@@ -65,6 +69,9 @@ fn names_line(text: &str, line: usize) -> bool {
                 .any(|(i, m)| ends_number(&text[i + m.len()..]))
         })
         || text.contains(&format!(":{line}:"))
+        || text
+            .match_indices(&line_and_column)
+            .any(|(i, m)| !text[..i].ends_with(digit) && text[i + m.len()..].starts_with(digit))
 }
 
 #[then("the upstream has received no request")]
@@ -93,7 +100,19 @@ mod tests {
             5
         ));
         assert!(names_line("Line: 5", 5));
+        assert!(names_line(
+            "document.yaml:5: mapping values are not allowed",
+            5
+        ));
+        assert!(names_line(
+            "YAMLException: bad indentation of a mapping entry (5:2)",
+            5
+        ));
+        assert!(names_line("at 5:12 in the document", 5));
         assert!(!names_line("at line 55", 5));
         assert!(!names_line("error: document.yaml:15:2", 5));
+        assert!(!names_line("bad indentation of a mapping entry (15:2)", 5));
+        assert!(!names_line("started at 10:05:33", 5));
+        assert!(!names_line("a ratio of 5:x", 5));
     }
 }

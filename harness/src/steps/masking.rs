@@ -10,7 +10,7 @@ use wiremock::{
     Mock, ResponseTemplate,
 };
 
-use super::call_support::{clip, result};
+use super::call_support::{clip, expand, result};
 use crate::{
     fail,
     world::{GatewayWorld, StepResult},
@@ -85,6 +85,22 @@ async fn credential_not_shown(world: &mut GatewayWorld) -> StepResult {
         fail!(
             "the result shows the credential at byte {at}:\n{}",
             clip(&text[at.saturating_sub(200)..])
+        );
+    }
+    Ok(())
+}
+
+/// Masking judged apart from whether the text is shown at all (the answer
+/// rules' matter): where the result shows the part of an echo that holds no
+/// credential, the credential in it reads `[credential]`.
+#[then(expr = "where the result shows {string}, it reads {string}")]
+async fn where_shown_reads(world: &mut GatewayWorld, part: String, expected: String) -> StepResult {
+    let (_, text) = result(world)?;
+    let (part, expected) = (expand(world, &part), expand(world, &expected));
+    if text.contains(&part) && !text.contains(&expected) {
+        fail!(
+            "the result shows {part:?}, but not as {expected:?}:\n{}",
+            clip(text)
         );
     }
     Ok(())

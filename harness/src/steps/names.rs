@@ -2,9 +2,9 @@
 
 use std::collections::HashSet;
 
-use cucumber::then;
+use cucumber::{gherkin::Step, then};
 
-use super::support::tool_names;
+use super::support::{table, tool_names};
 use crate::{
     fail,
     world::{GatewayWorld, StepResult},
@@ -63,6 +63,58 @@ async fn names_deterministic(world: &mut GatewayWorld) -> StepResult {
     let after = tool_names(&world.list_tools().await?);
     if before != after {
         fail!("the names changed across a restart: {before:?} then {after:?}");
+    }
+    Ok(())
+}
+
+/// TC-NAME-004, precedence, judged apart from the sources themselves: a
+/// source that names a tool on its own (the `alone` column; whether it does is
+/// that source's rule) must also win when later sources are there too (the
+/// other column). A source the gateway ignores even alone has no precedence
+/// to judge here.
+#[then("each name source that names a tool on its own also wins over the later ones:")]
+async fn sources_win(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    let names = tool_names(&world.list_tools().await?);
+    let mut wrong = Vec::new();
+    // The first row is the header: | alone | with later sources |
+    for row in table(step)?.iter().skip(1) {
+        let [alone, combined] = row.as_slice() else {
+            fail!("each row needs the name alone and the name with later sources: {row:?}");
+        };
+        if names.contains(alone) && !names.contains(combined) {
+            wrong.push(format!(
+                "{alone:?} names its tool alone, but where later sources are there too, \
+                 the tool is not named {combined:?}"
+            ));
+        }
+    }
+    if !wrong.is_empty() {
+        fail!("{}\nthe gateway lists {names:?}", wrong.join("\n"));
+    }
+    Ok(())
+}
+
+/// TC-NAME-007 on extension names: each row's tool, unless the gateway
+/// named it by its operationId (passing over the extension is the
+/// extension's own rule's matter), has the name the character rule makes
+/// of the extension's.
+#[then("each tool named by its extension is named, after the character rule:")]
+async fn extension_names_cleaned(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    let names = tool_names(&world.list_tools().await?);
+    let mut wrong = Vec::new();
+    // The first row is the header: | operationId | name |
+    for row in table(step)?.iter().skip(1) {
+        let [operation_id, expected] = row.as_slice() else {
+            fail!("each row needs an operationId and the expected name: {row:?}");
+        };
+        if !names.contains(operation_id) && !names.contains(expected) {
+            wrong.push(format!(
+                "no tool is named {expected:?} (nor by its operationId {operation_id:?})"
+            ));
+        }
+    }
+    if !wrong.is_empty() {
+        fail!("{}\nthe gateway lists {names:?}", wrong.join("\n"));
     }
     Ok(())
 }

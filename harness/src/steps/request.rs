@@ -6,7 +6,10 @@ use cucumber::{gherkin::Step, given, then, when};
 use serde_json::Value;
 
 use super::{
-    call_support::{describe, expand, nothing_reached, only_request, same_raw_path},
+    call_support::{
+        describe, error_text, expand, nothing_reached, only_request, result, same_raw_path,
+        the_request,
+    },
     support::{doc_string, parse_json, same_json, show, table},
 };
 use crate::{
@@ -31,6 +34,9 @@ async fn call_with_headers(
         .iter()
         .map(|row| (row[0].clone(), row.get(1).cloned().unwrap_or_default()))
         .collect();
+    if world.tool(&name).await?.is_none() {
+        fail!("the gateway lists no tool {name:?} (nor one for its operation)");
+    }
     world
         .call_tool_with_headers(&name, parse_json(&arguments)?, &headers)
         .await?;
@@ -64,7 +70,7 @@ async fn exactly_one_to(world: &mut GatewayWorld, method: String, path: String) 
 
 #[then(expr = "the request's raw path is {string}")]
 async fn raw_path(world: &mut GatewayWorld, path: String) -> StepResult {
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     if !same_raw_path(&request.path, &path) {
         fail!(
             "expected the raw path {path}, the upstream received {}",
@@ -77,7 +83,7 @@ async fn raw_path(world: &mut GatewayWorld, path: String) -> StepResult {
 /// The decoded query pairs, in order for each name; names may come in any order.
 #[then("the request's query is:")]
 async fn query_is(world: &mut GatewayWorld, step: &Step) -> StepResult {
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     let mut expected: Vec<(String, String)> = table(step)?
         .iter()
         .map(|row| {
@@ -101,7 +107,7 @@ async fn query_is(world: &mut GatewayWorld, step: &Step) -> StepResult {
 
 #[then("the request has no query")]
 async fn no_query(world: &mut GatewayWorld) -> StepResult {
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     if let Some(query) = request.query.filter(|q| !q.is_empty()) {
         fail!("expected no query, got ?{query}");
     }
@@ -111,7 +117,7 @@ async fn no_query(world: &mut GatewayWorld) -> StepResult {
 #[then(expr = "the request's header {string} is {string}")]
 async fn header_is(world: &mut GatewayWorld, name: String, value: String) -> StepResult {
     let expected = expand(world, &value);
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     let values: Vec<String> = request
         .header_all(&name)
         .into_iter()
@@ -128,7 +134,7 @@ async fn header_is(world: &mut GatewayWorld, name: String, value: String) -> Ste
 
 #[then(expr = "the request's header {string} contains {string}")]
 async fn header_contains(world: &mut GatewayWorld, name: String, part: String) -> StepResult {
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     match request.header(&name) {
         Some(value) if String::from_utf8_lossy(value).contains(&part) => Ok(()),
         Some(value) => fail!(
@@ -141,7 +147,7 @@ async fn header_contains(world: &mut GatewayWorld, name: String, part: String) -
 
 #[then(expr = "the request has a non-empty {string} header")]
 async fn header_present(world: &mut GatewayWorld, name: String) -> StepResult {
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     match request.header(&name) {
         Some(value) if !value.iter().all(u8::is_ascii_whitespace) => Ok(()),
         _ => fail!(
@@ -153,7 +159,7 @@ async fn header_present(world: &mut GatewayWorld, name: String) -> StepResult {
 
 #[then(expr = "the request has no {string} header")]
 async fn header_absent(world: &mut GatewayWorld, name: String) -> StepResult {
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     if request.header(&name).is_some() {
         fail!("expected no {name} header:\n{}", describe(&request));
     }
@@ -163,7 +169,7 @@ async fn header_absent(world: &mut GatewayWorld, name: String) -> StepResult {
 /// The `Content-Type` without its parameters (`; charset=...`).
 #[then(expr = "the request's media type is {string}")]
 async fn media_type(world: &mut GatewayWorld, expected: String) -> StepResult {
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     let content_type = request
         .header("content-type")
         .map(|v| String::from_utf8_lossy(v).into_owned())
@@ -178,7 +184,7 @@ async fn media_type(world: &mut GatewayWorld, expected: String) -> StepResult {
 #[then("the request's body is the JSON:")]
 async fn body_is_json(world: &mut GatewayWorld, step: &Step) -> StepResult {
     let expected = parse_json(doc_string(step)?)?;
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     let actual: Value = serde_json::from_slice(&request.body).with_context(|| {
         format!(
             "the request's body is not JSON: {:?}",
@@ -197,7 +203,7 @@ async fn body_is_json(world: &mut GatewayWorld, step: &Step) -> StepResult {
 
 #[then("the request has no body")]
 async fn no_body(world: &mut GatewayWorld) -> StepResult {
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     if !request.body.is_empty() {
         fail!(
             "expected no body, got {:?}",
@@ -222,7 +228,7 @@ async fn wire_lacks(world: &mut GatewayWorld, text: String) -> StepResult {
 #[then(expr = "the request's query parameter {string} is {string}")]
 async fn query_parameter_is(world: &mut GatewayWorld, name: String, value: String) -> StepResult {
     let expected = expand(world, &value);
-    let request = only_request(world)?;
+    let request = the_request(world)?;
     let values: Vec<String> = request
         .query_pairs()
         .into_iter()
@@ -236,4 +242,33 @@ async fn query_parameter_is(world: &mut GatewayWorld, name: String, value: Strin
         );
     }
     Ok(())
+}
+
+/// TC-REQ-016 is kept either way: the credential alone in its place, or the
+/// call refused with nothing sent.
+#[then(
+    regex = r#"^the request's (header|query parameter) "([^"]*)" is "([^"]*)", or the call is refused and nothing reached the upstream$"#
+)]
+async fn credential_alone_or_refused(
+    world: &mut GatewayWorld,
+    place: String,
+    name: String,
+    value: String,
+) -> StepResult {
+    let refused = result(world)?.0;
+    if refused && nothing_reached(world).is_ok() {
+        return Ok(());
+    }
+    let sent = match place.as_str() {
+        "header" => header_is(world, name, value).await,
+        _ => query_parameter_is(world, name, value).await,
+    };
+    match (sent, refused) {
+        (Ok(()), _) => Ok(()),
+        (Err(failure), true) => fail!(
+            "the call was refused, yet something reached the upstream; and {failure}:\n{}",
+            error_text(world)?
+        ),
+        (Err(failure), false) => Err(failure),
+    }
 }

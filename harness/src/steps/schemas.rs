@@ -51,6 +51,112 @@ async fn schema_value(
     }
 }
 
+/// A property's schema, wherever the gateway put the property: under `body`,
+/// or among the arguments when it takes the body's properties as arguments of
+/// their own (TC-ARG-003's matter). Every `properties` map of the input schema
+/// is searched, `$defs` included; `pointer` is then followed from each
+/// property found, through any `$ref`.
+#[then(
+    regex = r#"^somewhere in the input schema of "([^"]*)", the property "([^"]*)" has "([^"]*)" equal to (.+)$"#
+)]
+async fn property_anywhere(
+    world: &mut GatewayWorld,
+    name: String,
+    property: String,
+    pointer: String,
+    json: String,
+) -> StepResult {
+    let expected = parse_json(&json)?;
+    let schema = input_schema(world, &name).await?;
+    let mut places = Vec::new();
+    properties_named(&schema, &property, String::new(), &mut places);
+    if places.is_empty() {
+        fail!(
+            "the input schema of {name:?} has no property {property:?} anywhere:\n{}",
+            show(&schema)
+        );
+    }
+    for place in &places {
+        if follow(&schema, &format!("{place}{pointer}"))?.is_some_and(|v| same_json(v, &expected)) {
+            return Ok(());
+        }
+    }
+    fail!(
+        "no property {property:?} of the input schema of {name:?} has {pointer} = {} \
+         (properties found at {places:?}):\n{}",
+        show(&expected),
+        show(&schema)
+    )
+}
+
+/// The pointer of every member `property` of a `properties` map in `value`.
+fn properties_named(value: &Value, property: &str, here: String, found: &mut Vec<String>) {
+    let escape = |token: &str| token.replace('~', "~0").replace('/', "~1");
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(properties)) = map.get("properties") {
+                if properties.contains_key(property) {
+                    found.push(format!("{here}/properties/{}", escape(property)));
+                }
+            }
+            for (key, child) in map {
+                properties_named(child, property, format!("{here}/{}", escape(key)), found);
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                properties_named(child, property, format!("{here}/{index}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A boolean subschema (JSON Schema and OpenAPI 3.1): `true` or its
+/// equivalent `{}` accepts anything; `false` or `{"not": {}}` nothing.
+#[then(
+    regex = r#"^in the input schema of "([^"]*)", the schema at "([^"]*)" accepts (anything|nothing)$"#
+)]
+async fn boolean_subschema(
+    world: &mut GatewayWorld,
+    name: String,
+    pointer: String,
+    what: String,
+) -> StepResult {
+    let schema = input_schema(world, &name).await?;
+    let mut node = follow(&schema, &pointer)?;
+    // A schema that is only a reference is the schema it references.
+    while let Some(reference) = node
+        .and_then(Value::as_object)
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.get("$ref"))
+        .and_then(Value::as_str)
+    {
+        node = Some(resolve(&schema, reference)?);
+    }
+    let empty = |v: &Value| v.as_object().is_some_and(serde_json::Map::is_empty);
+    let holds = match (what.as_str(), node) {
+        ("anything", Some(v)) => *v == Value::Bool(true) || empty(v),
+        ("nothing", Some(v)) => {
+            *v == Value::Bool(false)
+                || v.as_object().is_some_and(|o| {
+                    o.len() == 1
+                        && o.get("not")
+                            .is_some_and(|n| *n == Value::Bool(true) || empty(n))
+                })
+        }
+        _ => false,
+    };
+    if !holds {
+        fail!(
+            "expected the schema at {pointer} to accept {what} (`{}`) in the input schema of {name:?}:\n{}",
+            if what == "anything" { "true" } else { "false" },
+            show(&schema)
+        );
+    }
+    Ok(())
+}
+
 #[then(expr = "in the input schema of {string}, the type at {string} is {string} or null")]
 async fn nullable_type(
     world: &mut GatewayWorld,
@@ -84,6 +190,13 @@ async fn self_contained(world: &mut GatewayWorld, name: String) -> StepResult {
     for reference in refs(&schema) {
         resolve(&schema, reference)
             .with_context(|| format!("in the input schema of {name:?}:\n{}", show(&schema)))?;
+        if let Some(keyword) = outside_schema_keywords(reference) {
+            fail!(
+                "$ref {reference:?} in the input schema of {name:?} points into {keyword:?}, \
+                 which is not a JSON Schema 2020-12 keyword: referenced schemas travel in $defs:\n{}",
+                show(&schema)
+            );
+        }
     }
     // The official meta-schema catches what the walk above does not look at,
     // such as a `type` list naming a type twice.
@@ -95,6 +208,44 @@ async fn self_contained(world: &mut GatewayWorld, name: String) -> StepResult {
         );
     }
     Ok(())
+}
+
+/// The first token on the way of `reference` (a `#` pointer) that is not a
+/// place where JSON Schema 2020-12 keeps schemas (`$defs/X`, `properties/X`,
+/// `items`, `anyOf/0`, ...): a schema kept under `definitions` or
+/// `components` is not carried the 2020-12 way, though a pointer reaches it.
+fn outside_schema_keywords(reference: &str) -> Option<String> {
+    const SCHEMA_MAPS: [&str; 4] = [
+        "$defs",
+        "properties",
+        "patternProperties",
+        "dependentSchemas",
+    ];
+    const SCHEMA_LISTS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
+    const ONE_SCHEMA: [&str; 11] = [
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    ];
+    let pointer = super::support::percent_decode(reference.strip_prefix('#')?).ok()?;
+    let mut tokens = pointer.split('/').skip(1);
+    while let Some(token) = tokens.next() {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        if SCHEMA_MAPS.contains(&token.as_str()) || SCHEMA_LISTS.contains(&token.as_str()) {
+            tokens.next();
+        } else if !ONE_SCHEMA.contains(&token.as_str()) {
+            return Some(token);
+        }
+    }
+    None
 }
 
 #[then("no tool has an output schema")]

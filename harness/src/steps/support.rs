@@ -121,7 +121,7 @@ pub fn resolve<'a>(root: &'a Value, reference: &str) -> anyhow::Result<&'a Value
 }
 
 /// `%XX` escapes decoded; anything else, a stray `%` included, kept.
-fn percent_decode(text: &str) -> anyhow::Result<String> {
+pub fn percent_decode(text: &str) -> anyhow::Result<String> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
