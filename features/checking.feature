@@ -24,6 +24,13 @@ Feature: Arguments are checked first
   "MARKER-7f3a" and 7734019 are values the gateway has no reason to repeat:
   they must never show up in an error.
 
+  The upstream answers every request with success (the Background), so an
+  error result is the gateway's own refusal, never the API's answer to a
+  value that went through unchecked.
+
+  Background:
+    Given the upstream answers every request with status 200
+
   @TC-CHECK-001
   Scenario Outline: A value of the wrong type is refused: <case>
     Given the OpenAPI document:
@@ -1184,7 +1191,6 @@ Feature: Arguments are checked first
               next: {$ref: "#/components/schemas/Node"}
               leaf: {type: object, properties: {label: {type: string, maxLength: 5}}}
       """
-    And the upstream answers every request with status 200
     When the client calls "things" with <arguments>
     Then the result does not contain "<sent>"
 
@@ -1218,9 +1224,8 @@ Feature: Arguments are checked first
 
   @TC-CHECK-015
   Scenario Outline: After a failed check nothing is sent upstream: <case>
-    Judged when the call is refused: the upstream answers every request
-    with success, so a refusal is the gateway's own. A value no check
-    refuses (a checking rule's matter) leaves nothing to judge here.
+    Judged when the call is refused. A value no check refuses (a checking
+    rule's matter) leaves nothing to judge here.
     Given the OpenAPI document:
       """
       openapi: 3.1.0
@@ -1265,7 +1270,6 @@ Feature: Arguments are checked first
               next: {$ref: "#/components/schemas/Node"}
               leaf: {type: object, properties: {label: {type: string, maxLength: 5}}}
       """
-    And the upstream answers every request with status 200
     When the client calls "things" with <arguments>
     Then if the call was refused, nothing reached the upstream
 

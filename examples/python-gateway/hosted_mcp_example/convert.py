@@ -42,10 +42,15 @@ ONE_SCHEMA = frozenset({
 })
 SCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 SCHEMA_MAP = frozenset({"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"})
-#: Where referenced schemas travel in the input schema.
-DEFS = "definitions" if broken("TC-SCHEMA-002") else "$defs"
 #: Numeric bounds, published as floats (JSON Schema compares numbers by value).
 BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+
+
+def defs_keyword() -> str:
+    """Where referenced schemas travel in the input schema. Read per launch,
+    not at import: the fork server imports this module once for every
+    variant."""
+    return "definitions" if broken("TC-SCHEMA-002") else "$defs"
 
 
 @dataclass
@@ -219,7 +224,7 @@ def _tool(document: Document, path: str, method: str, item: dict[str, Any], oper
     if required:
         input_schema["required"] = required
     if schema_builder.defs:
-        input_schema[DEFS] = schema_builder.defs
+        input_schema[defs_keyword()] = schema_builder.defs
 
     return Tool(
         name=name,
@@ -368,7 +373,7 @@ class SchemaBuilder:
             self.defs[name] = {}  # taken before converting, for recursive schemas
             target = resolve_pointer(self.document, ref)
             self.defs[name] = self.convert({} if is_missing(target) else target)
-        return f"#/{DEFS}/{self._names[ref]}"
+        return f"#/{defs_keyword()}/{self._names[ref]}"
 
     @staticmethod
     def _bounds(out: dict[str, Any]) -> None:

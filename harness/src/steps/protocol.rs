@@ -33,10 +33,12 @@ async fn agreed_version(world: &mut GatewayWorld, version: String) -> StepResult
     Ok(())
 }
 
+/// A fallback: stubs of particular requests, mounted before or after, win.
 #[given(expr = "the upstream answers every request with status {int}")]
 async fn upstream_status(world: &mut GatewayWorld, status: u16) -> StepResult {
     Mock::given(any())
         .respond_with(ResponseTemplate::new(status).set_body_string("upstream says no"))
+        .with_priority(u8::MAX)
         .mount(world.upstream().stubs())
         .await;
     Ok(())
