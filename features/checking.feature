@@ -914,7 +914,6 @@ Feature: Arguments are checked first
     When the client calls "deep" with [{"n": "MARKER-7f3a"}] placed at "/body/0/next/next/next/next/pairs"
     Then the call reached the upstream
 
-
   @TC-CHECK-012
   Scenario Outline: A keyword outside the checked set is left to the API: <keyword>
     Given the OpenAPI document:
@@ -1015,7 +1014,6 @@ Feature: Arguments are checked first
                   required: [email]
                   properties: {email: {type: string}, note: {type: string}}
               - {name: labels, in: query, schema: {type: object, additionalProperties: {type: string}}}
-              - {name: pet, in: query, schema: {type: object, properties: {retired: false}}}
               - {name: visits, in: query, schema: {type: array, items: {type: object, properties: {year: {type: integer}}}}}
               - {name: short, in: query, schema: {$ref: "#/components/schemas/Short"}}
               - {name: node, in: query, schema: {$ref: "#/components/schemas/Node"}}
@@ -1040,7 +1038,6 @@ Feature: Arguments are checked first
       | a missing required property          | {"owner": {"note": "MARKER-7f3a"}}                                                                 | /owner/email                                | MARKER-7f3a |
       | a property not allowed               | {"owner": {"email": "a@b.c", "extra": "MARKER-7f3a"}}                                              | /owner/extra                                | MARKER-7f3a |
       | a schema-valued additionalProperties | {"labels": {"size": 7734019}}                                                                      | /labels/size                                | 7734019     |
-      | a property whose schema is false     | {"pet": {"retired": "MARKER-7f3a"}}                                                                | /pet/retired                                | MARKER-7f3a |
       | a value outside the enum             | {"kind": "MARKER-7f3a"}                                                                            | /kind                                       | MARKER-7f3a |
       | a value other than the const         | {"fixed": "MARKER-7f3a"}                                                                           | /fixed                                      | MARKER-7f3a |
       | a string over maxLength              | {"pin": "MARKER-7f3a"}                                                                             | /pin                                        | MARKER-7f3a |
@@ -1059,6 +1056,27 @@ Feature: Arguments are checked first
       | a nested item                        | {"visits": [{"year": 2020}, {"year": "MARKER-7f3a"}]}                                              | /visits/1/year                              | MARKER-7f3a |
       | a referenced schema                  | {"short": "MARKER-7f3a"}                                                                           | /short                                      | MARKER-7f3a |
       | a value at depth 8                   | {"node": {"next": {"next": {"next": {"next": {"next": {"leaf": {"label": "MARKER-7f3a"}}}}}}}}     | /node/next/next/next/next/next/leaf/label   | MARKER-7f3a |
+
+  @TC-CHECK-013
+  Scenario: A property whose schema is false is named, with what is wrong there
+    A document of its own: the one boolean schema of the kinds of check
+    above, so a gateway that cannot load boolean schemas (TC-LOAD-002's
+    matter) is still judged on all the others.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /things:
+          get:
+            operationId: things
+            parameters:
+              - {name: pet, in: query, schema: {type: object, properties: {retired: false}}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "things" with {"pet": {"retired": "MARKER-7f3a"}}
+    Then the call is refused at "/pet/retired"
+    And the result says what is wrong at "/pet/retired"
 
   @TC-CHECK-013
   Scenario Outline: A value of the wrong type is refused, naming the type expected: <case>
@@ -1177,7 +1195,6 @@ Feature: Arguments are checked first
                   required: [email]
                   properties: {email: {type: string}, note: {type: string}}
               - {name: labels, in: query, schema: {type: object, additionalProperties: {type: string}}}
-              - {name: pet, in: query, schema: {type: object, properties: {retired: false}}}
               - {name: visits, in: query, schema: {type: array, items: {type: object, properties: {year: {type: integer}}}}}
               - {name: short, in: query, schema: {$ref: "#/components/schemas/Short"}}
               - {name: node, in: query, schema: {$ref: "#/components/schemas/Node"}}
@@ -1201,7 +1218,6 @@ Feature: Arguments are checked first
       | a missing required property          | {"owner": {"note": "MARKER-7f3a"}}                                                                 | /owner/email                                | MARKER-7f3a |
       | a property not allowed               | {"owner": {"email": "a@b.c", "extra": "MARKER-7f3a"}}                                              | /owner/extra                                | MARKER-7f3a |
       | a schema-valued additionalProperties | {"labels": {"size": 7734019}}                                                                      | /labels/size                                | 7734019     |
-      | a property whose schema is false     | {"pet": {"retired": "MARKER-7f3a"}}                                                                | /pet/retired                                | MARKER-7f3a |
       | a value outside the enum             | {"kind": "MARKER-7f3a"}                                                                            | /kind                                       | MARKER-7f3a |
       | a value other than the const         | {"fixed": "MARKER-7f3a"}                                                                           | /fixed                                      | MARKER-7f3a |
       | a string over maxLength              | {"pin": "MARKER-7f3a"}                                                                             | /pin                                        | MARKER-7f3a |
@@ -1221,6 +1237,26 @@ Feature: Arguments are checked first
       | a referenced schema                  | {"short": "MARKER-7f3a"}                                                                           | /short                                      | MARKER-7f3a |
       | a value at depth 8                   | {"node": {"next": {"next": {"next": {"next": {"next": {"leaf": {"label": "MARKER-7f3a"}}}}}}}}     | /node/next/next/next/next/next/leaf/label   | MARKER-7f3a |
       | an argument the tool does not have   | {"note": "MARKER-7f3a"}                                                                            | /note                                       | MARKER-7f3a |
+
+  @TC-CHECK-014
+  Scenario: The error never shows the value sent: a property whose schema is false
+    A document of its own: the one boolean schema of the kinds of check
+    above, so a gateway that cannot load boolean schemas (TC-LOAD-002's
+    matter) is still judged on all the others.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /things:
+          get:
+            operationId: things
+            parameters:
+              - {name: pet, in: query, schema: {type: object, properties: {retired: false}}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "things" with {"pet": {"retired": "MARKER-7f3a"}}
+    Then the result does not contain "MARKER-7f3a"
 
   @TC-CHECK-015
   Scenario Outline: After a failed check nothing is sent upstream: <case>
@@ -1256,7 +1292,6 @@ Feature: Arguments are checked first
                   required: [email]
                   properties: {email: {type: string}, note: {type: string}}
               - {name: labels, in: query, schema: {type: object, additionalProperties: {type: string}}}
-              - {name: pet, in: query, schema: {type: object, properties: {retired: false}}}
               - {name: visits, in: query, schema: {type: array, items: {type: object, properties: {year: {type: integer}}}}}
               - {name: short, in: query, schema: {$ref: "#/components/schemas/Short"}}
               - {name: node, in: query, schema: {$ref: "#/components/schemas/Node"}}
@@ -1280,7 +1315,6 @@ Feature: Arguments are checked first
       | a missing required property          | {"owner": {"note": "MARKER-7f3a"}}                                                                 | /owner/email                                | MARKER-7f3a |
       | a property not allowed               | {"owner": {"email": "a@b.c", "extra": "MARKER-7f3a"}}                                              | /owner/extra                                | MARKER-7f3a |
       | a schema-valued additionalProperties | {"labels": {"size": 7734019}}                                                                      | /labels/size                                | 7734019     |
-      | a property whose schema is false     | {"pet": {"retired": "MARKER-7f3a"}}                                                                | /pet/retired                                | MARKER-7f3a |
       | a value outside the enum             | {"kind": "MARKER-7f3a"}                                                                            | /kind                                       | MARKER-7f3a |
       | a value other than the const         | {"fixed": "MARKER-7f3a"}                                                                           | /fixed                                      | MARKER-7f3a |
       | a string over maxLength              | {"pin": "MARKER-7f3a"}                                                                             | /pin                                        | MARKER-7f3a |
@@ -1300,6 +1334,26 @@ Feature: Arguments are checked first
       | a referenced schema                  | {"short": "MARKER-7f3a"}                                                                           | /short                                      | MARKER-7f3a |
       | a value at depth 8                   | {"node": {"next": {"next": {"next": {"next": {"next": {"leaf": {"label": "MARKER-7f3a"}}}}}}}}     | /node/next/next/next/next/next/leaf/label   | MARKER-7f3a |
       | an argument the tool does not have   | {"note": "MARKER-7f3a"}                                                                            | /note                                       | MARKER-7f3a |
+
+  @TC-CHECK-015
+  Scenario: After a failed check nothing is sent upstream: a property whose schema is false
+    A document of its own: the one boolean schema of the kinds of check
+    above, so a gateway that cannot load boolean schemas (TC-LOAD-002's
+    matter) is still judged on all the others.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /things:
+          get:
+            operationId: things
+            parameters:
+              - {name: pet, in: query, schema: {type: object, properties: {retired: false}}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "things" with {"pet": {"retired": "MARKER-7f3a"}}
+    Then if the call was refused, nothing reached the upstream
 
   @TC-CHECK-015
   Scenario: After a failed check not a single byte goes upstream, even for a valid part

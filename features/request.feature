@@ -6,9 +6,10 @@ Feature: The request
   credential goes on last so that no argument can replace it. Nothing of the
   agent's own MCP request is passed on.
 
-  Paths are compared exactly as they were on the wire, except that the hex
-  digits of a `%XX` escape may be in either case. Query values are compared
-  after decoding, as a form would decode them.
+  Paths are compared as they were on the wire, as RFC 3986 compares URIs:
+  the hex digits of a `%XX` escape may be in either case, and an unreserved
+  character (letters, digits, `-._~`) may come escaped (`%2E` for `.`).
+  Query values are compared after decoding, as a form would decode them.
 
   @TC-REQ-001
   Scenario: One call sends one request to the base URL followed by the operation's path
@@ -82,7 +83,7 @@ Feature: The request
       | sub-delimiters              | !$&'()*+,;= | %21%24%26%27%28%29%2A%2B%2C%3B%3D        |
       | colon and at sign           | a:b@c       | a%3Ab%40c                                |
       | brackets and braces         | [x]{y}      | %5Bx%5D%7By%7D                           |
-      | unreserved characters stay  | a-b.c_d~e9  | a-b.c_d~e9                               |
+      | unreserved characters       | a-b.c_d~e9  | a-b.c_d~e9                               |
       | a two-byte character        | é           | %C3%A9                                   |
       | three-byte characters       | 日本        | %E6%97%A5%E6%9C%AC                       |
       | a four-byte character       | 🐶          | %F0%9F%90%B6                             |

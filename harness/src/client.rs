@@ -204,8 +204,13 @@ impl McpClient {
             .collect()
     }
 
-    /// Calls a tool; a JSON-RPC error is an outcome, not a failure.
-    pub async fn call_tool(&self, name: &str, arguments: Value) -> anyhow::Result<CallOutcome> {
+    /// Calls a tool; a JSON-RPC error is an outcome, not a failure. With the
+    /// outcome comes the transport rule its answer broke on the way, if any.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> anyhow::Result<(CallOutcome, Option<String>)> {
         let mut params = CallToolRequestParams::new(name.to_owned());
         match arguments {
             Value::Object(map) => params = params.with_arguments(map),
@@ -222,8 +227,8 @@ impl McpClient {
                     self.wire.since(mark)
                 )
             })?;
-        match answer {
-            Ok(result) => Ok(CallOutcome::Result {
+        let outcome = match answer {
+            Ok(result) => CallOutcome::Result {
                 is_error: result.is_error.unwrap_or(false),
                 text: result
                     .content
@@ -231,22 +236,19 @@ impl McpClient {
                     .filter_map(|block| block.as_text().map(|t| t.text.as_str()))
                     .collect::<Vec<_>>()
                     .join("\n"),
-            }),
-            Err(ServiceError::McpError(error)) => Ok(CallOutcome::RpcError {
+            },
+            Err(ServiceError::McpError(error)) => CallOutcome::RpcError {
                 code: error.code.0,
                 message: error.message.into_owned(),
-            }),
-            Err(other) => Err(match self.wire.violation(mark) {
-                Some(violation) => anyhow!(
-                    "tools/call {name}: {violation}; what was seen:{}",
-                    self.wire.since(mark)
-                ),
-                None => anyhow!(
+            },
+            Err(other) => {
+                return Err(anyhow!(
                     "tools/call {name} failed: {other}; what was seen:{}",
                     self.wire.since(mark)
-                ),
-            }),
-        }
+                ))
+            }
+        };
+        Ok((outcome, self.wire.violation(mark)))
     }
 
     /// Ends the session politely; the process is killed separately.

@@ -146,8 +146,9 @@ struct OutputArgs {
     html: Option<PathBuf>,
 
     /// Failures known and accepted for now: lines of `KEY -- REASON`, KEY a
-    /// rule ID or a scenario's name. They do not fail the run; a listed one
-    /// that passes fails it as stale.
+    /// rule ID or a scenario's name. They do not fail the run, nor do listed
+    /// scenarios that could not be judged; a listed one that passes fails it
+    /// as stale.
     #[arg(long, value_name = "FILE")]
     expected_failures: Option<PathBuf>,
 

@@ -4,10 +4,14 @@
 //!
 //! A gateway that breaks only a naming rule (TC-NAME-*) must fail only that
 //! rule. Scenarios of other rules name their tool as the rules would; when
-//! the gateway lists no tool of that name, the tool is found by its
-//! operation: the one at the same place in the list (TC-PROTO-006 orders
-//! tools as the document orders operations), provided the gateway lists as
-//! many tools as the document has operations.
+//! the gateway lists no tool of that name, [`find`] looks for the tool of
+//! the same operation: one whose name is the same once case and separators
+//! are set aside (`list-pets`), else one whose name is an abbreviation of it
+//! or it of the name (`lst-pets`), else the tool at the same place in the
+//! list (TC-PROTO-006 orders tools as the document orders operations) when
+//! the gateway lists as many tools as the document has operations. Each
+//! step must single out one tool; where none does, the scenario says there
+//! is no such tool.
 
 use serde_json::Value;
 
@@ -80,6 +84,48 @@ fn sanitize(name: &str) -> String {
         .collect()
 }
 
+/// The index in `listed` of the tool the rules call `wanted`, by the steps
+/// in the module's documentation. `expected` is [`expected_names`].
+pub fn find(wanted: &str, expected: &[String], listed: &[&str]) -> Option<usize> {
+    let folded = fold(wanted);
+    let single = |hits: Vec<usize>| match hits.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    };
+    let indexes = || 0..listed.len();
+    single(indexes().filter(|&i| fold(listed[i]) == folded).collect())
+        .or_else(|| {
+            single(
+                indexes()
+                    .filter(|&i| {
+                        let name = fold(listed[i]);
+                        !name.is_empty()
+                            && (is_subsequence(&name, &folded) || is_subsequence(&folded, &name))
+                    })
+                    .collect(),
+            )
+        })
+        .or_else(|| {
+            let place = expected.iter().position(|n| n == wanted)?;
+            (listed.len() == expected.len()).then_some(place)
+        })
+}
+
+/// Letters and digits only, lower-cased: `list_pets`, `List-Pets` and
+/// `listPets` fold alike.
+fn fold(name: &str) -> String {
+    name.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Whether `short` is `long` with some characters left out.
+fn is_subsequence(short: &str, long: &str) -> bool {
+    let mut rest = long.chars();
+    short.chars().all(|c| rest.any(|l| l == c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +152,24 @@ paths:
             ["getPet", "drop", "add", "same", "same_2", "get___"]
         );
         assert!(expected_names("{{{").is_empty());
+    }
+
+    #[test]
+    fn finds_a_tool_by_its_operation() {
+        let expected: Vec<String> = ["listPets", "onGet", "onPut", "onTrace"]
+            .map(str::to_owned)
+            .to_vec();
+        // Case and separators set aside; an abbreviation; the place in the list.
+        assert_eq!(find("listPets", &expected, &["x", "list-pets"]), Some(1));
+        assert_eq!(
+            find("listPets", &expected, &["lst-pets", "on-get"]),
+            Some(0)
+        );
+        assert_eq!(find("onGet", &expected, &["lst-pets", "on-get"]), Some(1));
+        assert_eq!(find("onPut", &expected, &["a", "b", "c", "d"]), Some(2));
+        // Two abbreviations of the same name single out none; nor does a
+        // list of another length.
+        assert_eq!(find("listPets", &expected, &["lst", "pets", "z"]), None);
+        assert_eq!(find("onPut", &expected, &["a", "b", "c"]), None);
     }
 }

@@ -48,6 +48,8 @@ pub struct RawHttp {
     /// The version every request announces once a handshake or discovery chose it.
     protocol: Option<String>,
     session: Option<String>,
+    /// Whether `server/discover` was answered with a result.
+    discovered: bool,
     next_id: u64,
     last: Option<Exchange>,
 }
@@ -59,6 +61,7 @@ impl RawHttp {
             url,
             protocol: None,
             session: None,
+            discovered: false,
             next_id: 1,
             last: None,
         }
@@ -95,7 +98,14 @@ impl RawHttp {
     pub async fn discover(&mut self, headers: &[(String, String)]) -> anyhow::Result<&Exchange> {
         self.protocol = Some(MODERN.to_owned());
         self.session = None;
-        self.request("server/discover", json!({}), headers).await
+        let exchange = self.send("server/discover", json!({}), headers).await?;
+        self.discovered = exchange.result().is_ok();
+        Ok(self.last.insert(exchange))
+    }
+
+    /// Whether the gateway answered `server/discover` (offers 2026-07-28).
+    pub fn discovered(&self) -> bool {
+        self.discovered
     }
 
     /// Any request in the era chosen so far.

@@ -334,17 +334,17 @@ impl GatewayWorld {
             return Ok(name.to_owned());
         }
         let expected = naming::expected_names(self.document.as_deref().unwrap_or_default());
-        let place = expected.iter().position(|n| n == name);
-        let actual = match place {
-            Some(index) if tools.len() == expected.len() => tools[index]["name"].as_str(),
-            _ => None,
-        };
-        let Some(actual) = actual.map(str::to_owned) else {
+        let listed: Vec<&str> = tools
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap_or_default())
+            .collect();
+        let Some(actual) = naming::find(name, &expected, &listed).map(|i| listed[i].to_owned())
+        else {
             return Ok(name.to_owned());
         };
         self.notes.push(format!(
             "the gateway calls the tool the rules name {name:?} {actual:?} (a naming rule's \
-             matter); it was found by its operation's place in the list"
+             matter); it was found as the tool of the same operation"
         ));
         self.renamed.insert(name.to_owned(), actual.clone());
         Ok(actual)
@@ -362,7 +362,8 @@ impl GatewayWorld {
         arguments: Value,
     ) -> anyhow::Result<&CallOutcome> {
         let name = self.tool_name(name).await?;
-        let outcome = self.session().await?.call_tool(&name, arguments).await?;
+        let (outcome, broken) = self.session().await?.call_tool(&name, arguments).await?;
+        self.note_transport(broken);
         Ok(self.last_call.insert(outcome))
     }
 
@@ -378,9 +379,22 @@ impl GatewayWorld {
         let url = self.mcp_url().await?;
         let client =
             McpClient::over_http(&url, &self.era, headers, crate::client::CONNECT_TIMEOUT).await?;
-        let outcome = client.call_tool(&name, arguments).await;
+        let called = client.call_tool(&name, arguments).await;
         client.close().await;
-        Ok(self.last_call.insert(outcome?))
+        let (outcome, broken) = called?;
+        self.note_transport(broken);
+        Ok(self.last_call.insert(outcome))
+    }
+
+    /// A transport rule broken on the way to a result is noted, once: it is
+    /// TC-PROTO-008's to judge, and the result still counts here.
+    fn note_transport(&mut self, broken: Option<String>) {
+        if let Some(broken) = broken {
+            let note = format!("{broken}; the result was taken from there");
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
     }
 
     /// The outcome of the latest tool call.

@@ -89,7 +89,7 @@ fn test_gateway(script: &str) -> String {
 }
 
 #[test]
-fn a_result_sent_on_another_stream_fails_the_transport_rule() {
+fn a_result_sent_on_another_stream_fails_the_transport_rule_only() {
     let gateway = format!(
         "python3 {} {} --openapi {{openapi}} --base-url {{base_url}} --port {{port}}",
         test_gateway("answers_elsewhere.py"),
@@ -111,13 +111,10 @@ fn a_result_sent_on_another_stream_fails_the_transport_rule() {
         "{}",
         run.stdout
     );
-    // The call rules are not passed on results that came by the back door.
-    assert_eq!(run.rule("TC-REQ-004")["status"], "failed", "{}", run.stdout);
-    assert!(
-        run.stdout.contains("with HTTP 202 Accepted and no result"),
-        "{}",
-        run.stdout
-    );
+    assert!(run.stdout.contains("202"), "{}", run.stdout);
+    // The call rules are judged on the result the other stream carried, as
+    // an SDK client takes it: one broken rule, one failure.
+    assert_eq!(run.rule("TC-REQ-004")["status"], "passed", "{}", run.stdout);
 }
 
 #[test]

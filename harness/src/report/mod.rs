@@ -29,7 +29,7 @@ pub enum Status {
     Failed,
     /// A recommended rule is not met: reported, fails a run only with `--strict`.
     NotMet,
-    /// Failed or not met, but listed in the expected failures.
+    /// Failed, not met or not judged, but listed in the expected failures.
     Expected,
     /// Not run, with the reason (a transport the gateway does not offer).
     NotRun,

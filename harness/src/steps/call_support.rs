@@ -197,22 +197,40 @@ fn describe_all(requests: &[RecordedRequest]) -> String {
         .join("---\n")
 }
 
-/// Paths compare exactly, except that the hex digits of `%XX` escapes may be
-/// in either case (`%2F` and `%2f` are the same byte).
+/// Paths compare as RFC 3986 (6.2.2) calls URIs equivalent: the hex digits
+/// of `%XX` escapes may be in either case (`%2F` and `%2f` are the same
+/// byte), and an unreserved character may come escaped (`%2E` is `.`).
+/// Anything else must be exactly as expected.
 pub fn same_raw_path(actual: &str, expected: &str) -> bool {
     normalise_escapes(actual) == normalise_escapes(expected)
 }
 
 fn normalise_escapes(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    let mut chars = path.chars();
-    while let Some(c) = chars.next() {
-        out.push(c);
-        if c == '%' {
-            out.extend(chars.by_ref().take(2).map(|h| h.to_ascii_uppercase()));
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let escaped = (bytes[at] == b'%')
+            .then(|| bytes.get(at + 1..at + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok());
+        match escaped {
+            Some(byte) if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) => {
+                out.push(byte);
+                at += 3;
+            }
+            Some(_) => {
+                out.push(b'%');
+                out.extend(bytes[at + 1..at + 3].iter().map(u8::to_ascii_uppercase));
+                at += 3;
+            }
+            None => {
+                out.push(bytes[at]);
+                at += 1;
+            }
         }
     }
-    out
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The latest call's outcome: whether it is an error, and its text. A
@@ -342,10 +360,14 @@ mod tests {
     }
 
     #[test]
-    fn raw_paths_compare_escape_digits_without_case() {
+    fn raw_paths_compare_as_equivalent_uris() {
         assert!(same_raw_path("/a%2fb/%c3%a9", "/a%2Fb/%C3%A9"));
+        assert!(same_raw_path("/files/%2E%2E%2e", "/files/..."));
+        assert!(same_raw_path("/%7e%41", "/~A"));
         assert!(!same_raw_path("/a%2Fb", "/a/b"));
+        assert!(!same_raw_path("/a%25b", "/a%b"));
         assert!(!same_raw_path("/Ab", "/ab"));
+        assert!(!same_raw_path("/%E9", "/%C3%A9"));
     }
 
     #[test]

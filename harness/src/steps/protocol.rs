@@ -200,6 +200,16 @@ async fn post_carries_result(world: &mut GatewayWorld) -> StepResult {
     Ok(())
 }
 
+/// Whether the revision is offered at all is TC-PROTO-003's matter; where
+/// it is not, no POST of that revision has a result to carry.
+#[then("where the 2026-07-28 revision is offered, the answer to the POST carries the tool result")]
+async fn modern_post_carries_result(world: &mut GatewayWorld) -> StepResult {
+    if !world.raw_http().await?.discovered() {
+        return Ok(());
+    }
+    post_carries_result(world).await
+}
+
 #[then("the tools, each known by an argument, are in order:")]
 async fn tools_known_by_argument(world: &mut GatewayWorld, step: &Step) -> StepResult {
     let expected = first_column(step)?;

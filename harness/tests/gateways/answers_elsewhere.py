@@ -3,9 +3,9 @@
 It stands in front of a correct gateway (the reference) and relays every
 message, except that it answers each POST carrying a `tools/call` request
 with `202 Accepted` and sends the result on the session's GET stream. The
-transport forbids that (a request is answered on its own POST response) and
-the official SDKs reject it; the harness must too, and say so, rather than
-pass the call rules on results that arrived by the back door.
+transport forbids that (a request is answered on its own POST response):
+TC-PROTO-008 must fail, and only it, since the official SDKs' clients still
+take the result from the GET stream.
 
 Usage: answers_elsewhere.py GATEWAY_BINARY --openapi PATH --base-url URL --port N
 Standard library only.
