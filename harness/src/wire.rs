@@ -7,9 +7,10 @@
 //! response (JSON or an SSE stream). A gateway that answers `202 Accepted`
 //! and sends the result on the GET stream breaks the transport, a rule of
 //! its own (TC-PROTO-008, judged by raw HTTP in that rule's scenarios).
-//! Elsewhere the result is taken from the other stream, as the official
-//! SDKs' clients take it, and the scenario carries a note: each rule is
-//! judged on its own, not failed for a transport that rule is not about.
+//! Clients differ there: the official TypeScript SDK's takes the result
+//! from the GET stream, the Python SDK's (2.x) fails the call. Elsewhere the
+//! harness takes it, and the scenario carries a note: each rule is judged on
+//! its own, not failed for a transport that rule is not about.
 //! Over stdio the gateway's stdout is tapped ([`Tap`]). When a call never
 //! answers, the [`WireLog`] says what came instead.
 

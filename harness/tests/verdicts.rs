@@ -113,7 +113,7 @@ fn a_result_sent_on_another_stream_fails_the_transport_rule_only() {
     );
     assert!(run.stdout.contains("202"), "{}", run.stdout);
     // The call rules are judged on the result the other stream carried, as
-    // an SDK client takes it: one broken rule, one failure.
+    // the TypeScript SDK's client takes it: one broken rule, one failure.
     assert_eq!(run.rule("TC-REQ-004")["status"], "passed", "{}", run.stdout);
 }
 

@@ -4,8 +4,9 @@ It stands in front of a correct gateway (the reference) and relays every
 message, except that it answers each POST carrying a `tools/call` request
 with `202 Accepted` and sends the result on the session's GET stream. The
 transport forbids that (a request is answered on its own POST response):
-TC-PROTO-008 must fail, and only it, since the official SDKs' clients still
-take the result from the GET stream.
+TC-PROTO-008 must fail, and only it: the official Python SDK's client fails
+such a call, but the TypeScript SDK's takes the result from the GET stream,
+and the other rules are judged on it.
 
 Usage: answers_elsewhere.py GATEWAY_BINARY --openapi PATH --base-url URL --port N
 Standard library only.
