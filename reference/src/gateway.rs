@@ -20,6 +20,7 @@ use crate::convert::{Catalogue, CredentialPlacement, Tool};
 use crate::deliver::{Deliverer, DEFAULT_DEADLINE};
 use crate::errors::AgentMessage;
 use crate::request::{self, Destination};
+use crate::secret::Secret;
 
 pub use crate::answer::ToolAnswer;
 
@@ -29,7 +30,7 @@ pub struct UpstreamConfig {
     /// The verified host, e.g. `https://api.example.com/v1`; operation paths are appended to it.
     pub base_url: String,
     /// The stored credential; `None` sends requests without one.
-    pub credential: Option<String>,
+    pub credential: Option<Secret>,
     /// Overrides the placement the document's security scheme suggests.
     pub placement: Option<CredentialPlacement>,
 }
@@ -85,7 +86,7 @@ impl Gateway {
             .placement
             .as_ref()
             .or(catalogue.default_credential.as_ref());
-        let credential = upstream.credential.as_deref();
+        let credential = upstream.credential.as_ref().map(Secret::expose);
         let destination = Destination::new(&upstream.base_url, credential, placement)?;
         let masker = Arc::new(Masker::new(credential, placement));
         let deliverer = Deliverer::new(deadline)?;

@@ -6,7 +6,8 @@
 //! arguments and a plan into one HTTP request, [`deliver`] sends it once under a
 //! deadline, and [`answer`] turns the response into the text the agent sees.
 //! [`errors`] is the catalogue of every message an agent can get, and [`mcp`] is
-//! the only module that knows MCP.
+//! the only module that knows MCP. The credential is held as a
+//! [`secret::Secret`] wherever it is kept, so no debug output can show it.
 
 pub mod answer;
 pub mod check;
@@ -17,3 +18,4 @@ pub mod gateway;
 pub mod load;
 pub mod mcp;
 pub mod request;
+pub mod secret;

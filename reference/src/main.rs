@@ -10,6 +10,7 @@ use hosted_mcp_gateway::convert::{self, Catalogue, CredentialPlacement};
 use hosted_mcp_gateway::gateway::{Gateway, UpstreamConfig};
 use hosted_mcp_gateway::load;
 use hosted_mcp_gateway::mcp::{self, HttpAccess, McpServer};
+use hosted_mcp_gateway::secret::Secret;
 
 /// The environment variable that holds the stored credential.
 const CREDENTIAL_ENV: &str = "HOSTED_MCP_CREDENTIAL";
@@ -183,7 +184,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
 
 /// The credential from `--credential-file` or the environment, never from the
 /// command line, where the process list would show it.
-fn read_credential(file: Option<&Path>) -> Result<Option<String>, String> {
+fn read_credential(file: Option<&Path>) -> Result<Option<Secret>, String> {
     let raw = match file {
         Some(path) => std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read credential file {}: {e}", path.display()))?,
@@ -197,7 +198,7 @@ fn read_credential(file: Option<&Path>) -> Result<Option<String>, String> {
     };
     let credential = raw.strip_suffix('\n').unwrap_or(&raw);
     let credential = credential.strip_suffix('\r').unwrap_or(credential);
-    Ok((!credential.is_empty()).then(|| credential.to_string()))
+    Ok((!credential.is_empty()).then(|| Secret::new(credential)))
 }
 
 fn parse_placement(text: &str) -> Result<CredentialPlacement, String> {

@@ -13,6 +13,8 @@ mod path;
 mod query;
 mod style;
 
+use std::fmt;
+
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE, USER_AGENT};
 use reqwest::{Method, Url};
 use serde_json::{Map, Value};
@@ -37,7 +39,7 @@ pub const GATEWAY_USER_AGENT: &str = concat!(
 pub const OPERATION_HEADER: &str = "x-agentify-operation";
 
 /// One request, ready to send.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct OutboundRequest {
     pub method: Method,
     pub url: Url,
@@ -50,6 +52,23 @@ impl OutboundRequest {
     /// masked before an agent sees it.
     pub fn target(&self) -> String {
         format!("{} {}", self.method, self.url)
+    }
+}
+
+/// Without query values and body: the query may carry the credential.
+/// Header values are safe to show, since the credential's is marked
+/// sensitive and shows as `Sensitive`.
+impl fmt::Debug for OutboundRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let query: Vec<_> = self.url.query_pairs().map(|(name, _)| name).collect();
+        f.debug_struct("OutboundRequest")
+            .field("method", &self.method)
+            .field("origin", &self.url.origin().ascii_serialization())
+            .field("path", &self.url.path())
+            .field("query_names", &query)
+            .field("headers", &self.headers)
+            .field("body_bytes", &self.body.as_ref().map(Vec::len))
+            .finish()
     }
 }
 
@@ -138,7 +157,7 @@ pub fn build(
             pairs.retain(|pair| pair.name != *name);
             pairs.push(query::Pair {
                 name: name.clone(),
-                encoded: encoded_pair.clone(),
+                encoded: encoded_pair.expose().to_owned(),
             });
         }
         None => {}

@@ -10,6 +10,7 @@ use hosted_mcp_gateway::convert::{
 };
 use hosted_mcp_gateway::gateway::{Gateway, ToolAnswer, UnknownTool, UpstreamConfig};
 use hosted_mcp_gateway::request::GATEWAY_ACCEPT;
+use hosted_mcp_gateway::secret::Secret;
 use serde_json::{json, Map, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -114,7 +115,7 @@ fn catalogue() -> Catalogue {
 fn gateway(base_url: &str, placement: Option<CredentialPlacement>) -> Gateway {
     let upstream = UpstreamConfig {
         base_url: base_url.to_owned(),
-        credential: Some(SECRET.to_owned()),
+        credential: Some(Secret::new(SECRET)),
         placement,
     };
     Gateway::with_deadline(catalogue(), upstream, SHORT_DEADLINE).expect("gateway starts")

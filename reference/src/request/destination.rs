@@ -7,6 +7,7 @@ use reqwest::Url;
 
 use super::encode::encode_component;
 use crate::convert::CredentialPlacement;
+use crate::secret::Secret;
 
 /// The verified host and the credential's place, validated up front so a
 /// call never fails on configuration.
@@ -28,7 +29,7 @@ pub enum CredentialSlot {
         value: HeaderValue,
     },
     /// A query parameter: its name, and the pair as it goes on the wire.
-    Query { name: String, encoded_pair: String },
+    Query { name: String, encoded_pair: Secret },
 }
 
 impl Destination {
@@ -107,7 +108,11 @@ fn slot(secret: &str, placement: &CredentialPlacement) -> Result<CredentialSlot,
         }
         CredentialPlacement::Query(name) => Ok(CredentialSlot::Query {
             name: name.clone(),
-            encoded_pair: format!("{}={}", encode_component(name), encode_component(secret)),
+            encoded_pair: Secret::new(format!(
+                "{}={}",
+                encode_component(name),
+                encode_component(secret)
+            )),
         }),
     }
 }
