@@ -174,12 +174,25 @@ pub async fn serve_http(
         StreamableHttpService::new(move || Ok(server.clone()), sessions().into(), config);
 
     tokio::pin!(shutdown);
+    let mut pause = ACCEPT_PAUSE_MIN;
     loop {
         let (stream, _peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok(pair) => pair,
-                // A failed accept (out of descriptors, a reset handshake) must not stop the server.
-                Err(_) => continue,
+                Ok(pair) => {
+                    pause = ACCEPT_PAUSE_MIN;
+                    pair
+                }
+                // A failed accept (out of descriptors, a reset handshake) must
+                // not stop the server, nor spin a core retrying at once while
+                // descriptors are short: wait, longer each time in a row.
+                Err(_) => {
+                    tokio::select! {
+                        () = tokio::time::sleep(pause) => {}
+                        () = &mut shutdown => break,
+                    }
+                    pause = (pause * 2).min(ACCEPT_PAUSE_MAX);
+                    continue;
+                }
             },
             () = &mut shutdown => break,
         };
@@ -211,6 +224,10 @@ pub async fn serve_http(
     cancel.cancel();
     Ok(())
 }
+
+/// The first and the longest wait after a failed accept.
+const ACCEPT_PAUSE_MIN: Duration = Duration::from_millis(5);
+const ACCEPT_PAUSE_MAX: Duration = Duration::from_millis(500);
 
 /// The sessions of the `initialize` era.
 ///
