@@ -18,6 +18,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
+use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -29,6 +30,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::convert;
 use crate::gateway::Gateway;
@@ -43,12 +45,18 @@ pub const ENDPOINT: &str = "/mcp";
 pub struct McpServer {
     gateway: Arc<Gateway>,
     tools: Arc<ToolList>,
+    /// Calls being answered, so that stopping waits for them.
+    calls: TaskTracker,
 }
 
 impl McpServer {
     pub fn new(gateway: Arc<Gateway>) -> Self {
         let tools = Arc::new(ToolList::new(&mcp_tools(gateway.tools())));
-        Self { gateway, tools }
+        Self {
+            gateway,
+            tools,
+            calls: TaskTracker::new(),
+        }
     }
 }
 
@@ -103,6 +111,7 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let _in_flight = self.calls.token();
         // Only the tool's name and arguments cross into the gateway: nothing of
         // the agent's own request (headers, cookies) can reach the upstream
         // (TC-REQ-009).
@@ -170,6 +179,8 @@ pub async fn serve_http(
         .with_json_response(true)
         .with_cancellation_token(cancel.clone());
     let tools = Arc::clone(&server.tools);
+    let calls = server.calls.clone();
+    let connections = GracefulShutdown::new();
     let service: StreamableHttpService<McpServer, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(server.clone()), sessions().into(), config);
 
@@ -202,6 +213,7 @@ pub async fn serve_http(
         let _ = stream.set_nodelay(true);
         let service = service.clone();
         let tools = Arc::clone(&tools);
+        let watcher = connections.watcher();
         tokio::spawn(async move {
             let route = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
                 let service = TowerToHyperService::new(service.clone());
@@ -215,15 +227,45 @@ pub async fn serve_http(
                     }
                 }
             });
+            let connection = watcher.watch(
+                hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), route),
+            );
             // A client that misbehaves only loses its own connection.
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), route)
-                .await;
+            let _ = connection.await;
         });
     }
-    cancel.cancel();
+    drop(listener);
+    drain(calls, connections, cancel).await;
     Ok(())
 }
+
+/// Stopping: new connections are refused (the listener is closed), calls
+/// in flight are answered (each is bounded by the deadline), idle
+/// connections close; what is left then, a session's stream that never ends
+/// on its own, is closed by ending the sessions.
+async fn drain(calls: TaskTracker, connections: GracefulShutdown, sessions: CancellationToken) {
+    calls.close();
+    let _ = tokio::time::timeout(DRAIN_CALLS, calls.wait()).await;
+    let closed = connections.shutdown();
+    tokio::pin!(closed);
+    if tokio::time::timeout(DRAIN_ANSWERS, &mut closed)
+        .await
+        .is_err()
+    {
+        sessions.cancel();
+        let _ = tokio::time::timeout(DRAIN_STREAMS, closed).await;
+    }
+    sessions.cancel();
+}
+
+/// How long stopping waits for calls in flight: the upstream deadline, and
+/// a margin for answers being cut and masked.
+const DRAIN_CALLS: Duration = Duration::from_secs(20);
+/// How long answers already made may take to be written.
+const DRAIN_ANSWERS: Duration = Duration::from_millis(500);
+/// How long the sessions' own streams may take to close once ended.
+const DRAIN_STREAMS: Duration = Duration::from_secs(2);
 
 /// The first and the longest wait after a failed accept.
 const ACCEPT_PAUSE_MIN: Duration = Duration::from_millis(5);
