@@ -11,7 +11,7 @@ use wiremock::{
 };
 
 use super::{
-    call_support::{clip, error_text, expand, result, success_text, Repeated},
+    call_support::{clip, clip_from, error_text, expand, result, success_text, Repeated},
     support::doc_string,
 };
 use crate::{
@@ -511,7 +511,7 @@ async fn no_replacement(world: &mut GatewayWorld) -> StepResult {
     if let Some(at) = text.find('\u{FFFD}') {
         fail!(
             "the result has U+FFFD at byte {at}: a character was cut in two:\n{}",
-            clip(&text[at.saturating_sub(40)..])
+            clip_from(text, at, 40)
         );
     }
     Ok(())
@@ -533,7 +533,7 @@ fn lacks(text: &str, unwanted: &str) -> StepResult {
         fail!(
             "the result contains {} at byte {at}:\n{}",
             clip(unwanted),
-            clip(&text[at.saturating_sub(200)..])
+            clip_from(text, at, 200)
         );
     }
     Ok(())

@@ -300,6 +300,17 @@ pub fn clip(text: &str) -> String {
     format!("{head}\n[… {} bytes in all …]\n{tail}", text.len())
 }
 
+/// The text from about `before` bytes ahead of byte `at` (a match's place)
+/// on, clipped; starts on a character boundary, so a multi-byte character
+/// near the place cannot split.
+pub fn clip_from(text: &str, at: usize, before: usize) -> String {
+    let mut start = at.saturating_sub(before).min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    clip(&text[start..])
+}
+
 /// Builds arguments that hold `value` at `pointer` (`/body/a/b`), with
 /// objects on the way; a token of digits is an index into an array, whose
 /// items before it are null (`/body/0/a` gives `{"body": [{"a": value}]}`).
@@ -357,6 +368,17 @@ mod tests {
             ("ab", 3, "!")
         );
         assert!(r#""ab" repeated many times followed by "!""#.parse::<Repeated>().is_err());
+    }
+
+    #[test]
+    fn clips_from_a_place_on_a_character_boundary() {
+        let text = format!("{}é日🐶 shown", "x".repeat(10));
+        let at = text.find(" shown").unwrap();
+        for before in 0..=at + 2 {
+            let clipped = clip_from(&text, at, before);
+            assert!(clipped.ends_with(" shown"), "{before}: {clipped}");
+        }
+        assert_eq!(clip_from(&text, at, 1), "🐶 shown");
     }
 
     #[test]

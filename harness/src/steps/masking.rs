@@ -10,7 +10,7 @@ use wiremock::{
     Mock, ResponseTemplate,
 };
 
-use super::call_support::{clip, expand, result};
+use super::call_support::{clip, clip_from, expand, result};
 use crate::{
     fail,
     world::{GatewayWorld, StepResult},
@@ -84,7 +84,7 @@ async fn credential_not_shown(world: &mut GatewayWorld) -> StepResult {
     if let Some(at) = text.find(credential) {
         fail!(
             "the result shows the credential at byte {at}:\n{}",
-            clip(&text[at.saturating_sub(200)..])
+            clip_from(text, at, 200)
         );
     }
     Ok(())
@@ -117,7 +117,7 @@ async fn no_piece_shown(world: &mut GatewayWorld, length: usize) -> StepResult {
         if let Some(at) = text.find(&piece) {
             fail!(
                 "the result shows {piece:?}, a piece of the credential, at byte {at}:\n{}",
-                clip(&text[at.saturating_sub(200)..])
+                clip_from(text, at, 200)
             );
         }
     }
