@@ -5,13 +5,14 @@
 
 #![cfg(target_os = "linux")]
 
+mod support;
+
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::Path;
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const GATEWAY: &str = env!("CARGO_BIN_EXE_hosted-mcp-gateway");
+use support::{fixture, free_port, wait_listening, GATEWAY};
 /// Descriptors the gateway may hold: a dozen for itself, the rest for clients.
 const DESCRIPTORS: u32 = 32;
 /// Connections opened at once: well past what the limit leaves.
@@ -24,28 +25,20 @@ struct Gateway {
 
 impl Gateway {
     fn start() -> Gateway {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
-        let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/petstore.yaml");
+        let port = free_port();
         let child = Command::new("prlimit")
             .arg(format!("--nofile={DESCRIPTORS}:{DESCRIPTORS}"))
             .arg("--")
             .arg(GATEWAY)
             .args(["serve", "--openapi"])
-            .arg(fixture)
+            .arg(fixture())
             .args(["--base-url", "http://127.0.0.1:9", "--listen"])
             .arg(format!("127.0.0.1:{port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("prlimit (util-linux) starts the gateway");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "the gateway never listened");
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_listening(port);
         Gateway { child, port }
     }
 

@@ -6,22 +6,18 @@
 //! target directory (pinned in `tests/python/requirements.txt`), once per
 //! requirements file; it needs `python3` and access to PyPI the first time.
 
-use std::net::TcpListener;
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const GATEWAY: &str = env!("CARGO_BIN_EXE_hosted-mcp-gateway");
+use support::{fixture, free_port, wait_listening, GATEWAY};
 
 fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture() -> PathBuf {
-    manifest_dir().join("../fixtures/petstore.yaml")
 }
 
 /// The venv's python, creating the venv and installing the SDK when the
@@ -126,10 +122,7 @@ struct HttpGateway {
 
 impl HttpGateway {
     fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = free_port();
         let child = Command::new(GATEWAY)
             .args(["serve", "--openapi"])
             .arg(fixture())
@@ -140,14 +133,7 @@ impl HttpGateway {
             .stderr(Stdio::null())
             .spawn()
             .expect("the gateway starts");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "the gateway never listened on {port}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_listening(port);
         Self {
             child,
             url: format!("http://127.0.0.1:{port}/mcp"),

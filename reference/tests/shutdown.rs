@@ -4,9 +4,10 @@
 
 #![cfg(unix)]
 
+mod support;
+
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::net::TcpStream;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,14 +15,10 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-const GATEWAY: &str = env!("CARGO_BIN_EXE_hosted-mcp-gateway");
+use support::{fixture, free_port, wait_listening, GATEWAY};
 /// How long the upstream takes: the call is surely in flight when the
 /// gateway is told to stop.
 const UPSTREAM_DELAY: Duration = Duration::from_millis(1500);
-
-fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/petstore.yaml")
-}
 
 async fn slow_upstream() -> MockServer {
     let upstream = MockServer::start().await;
@@ -84,10 +81,7 @@ fn call_over_http(port: u16) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn on_sigterm_the_call_in_flight_is_answered_and_the_exit_is_clean() {
     let upstream = slow_upstream().await;
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap()
-        .port();
+    let port = free_port();
     let mut child = Command::new(GATEWAY)
         .args(["serve", "--openapi"])
         .arg(fixture())
@@ -97,12 +91,9 @@ async fn on_sigterm_the_call_in_flight_is_answered_and_the_exit_is_clean() {
         .stderr(Stdio::null())
         .spawn()
         .expect("the gateway starts");
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the gateway never listened");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_listening(port);
 
+    let deadline = Instant::now() + Duration::from_secs(10);
     let call = std::thread::spawn(move || call_over_http(port));
     while upstream
         .received_requests()
