@@ -503,12 +503,13 @@ impl Gateway {
                 .expect("the gateway says it is up within 60 s")
                 .expect("its stderr reads")
                 .expect("the gateway exits before it is up");
-            if line.contains(" tools over stdio") {
+            if line.contains("serving over stdio") {
                 break None;
             }
-            // `hosted-mcp-gateway: N tools at http://127.0.0.1:PORT/mcp`
-            if let Some(at) = line.find(" tools at http://") {
-                break Some(line[at + " tools at ".len()..].trim().to_owned());
+            // `… INFO serving over HTTP tools=N document=… url=http://127.0.0.1:PORT/mcp`
+            if let Some(at) = line.find(" url=http://") {
+                let url = &line[at + " url=".len()..];
+                break Some(url.split_whitespace().next().unwrap_or(url).to_owned());
             }
         };
         // Keep draining stderr so the gateway never blocks writing to it.

@@ -12,7 +12,7 @@ use reqwest::header::{CONTENT_TYPE, LOCATION};
 use reqwest::StatusCode;
 
 use crate::deliver::Delivered;
-use crate::errors::{AgentMessage, BodySize, BODY_LIMIT, ERROR_BODY_LIMIT};
+use crate::errors::{AgentMessage, BodySize, ErrorCode, BODY_LIMIT, ERROR_BODY_LIMIT};
 
 pub use mask::{Masker, MASK};
 
@@ -21,6 +21,9 @@ pub use mask::{Masker, MASK};
 pub struct ToolAnswer {
     pub text: String,
     pub is_error: bool,
+    /// The catalogue code the text carries (an error, or a note after the
+    /// body), for the operator's log; `None` for a plain answer.
+    pub code: Option<ErrorCode>,
 }
 
 impl ToolAnswer {
@@ -29,6 +32,7 @@ impl ToolAnswer {
         ToolAnswer {
             text: message.render(),
             is_error: message.is_error(),
+            code: Some(message.code()),
         }
     }
 }
@@ -110,6 +114,7 @@ fn success(delivered: &Delivered, masker: &Masker) -> ToolAnswer {
             ToolAnswer {
                 text,
                 is_error: false,
+                code: Some(ErrorCode::BodyTruncated),
             }
         }
         MediaKind::Json => {
@@ -120,6 +125,7 @@ fn success(delivered: &Delivered, masker: &Masker) -> ToolAnswer {
             ToolAnswer {
                 text: masker.mask(&shown),
                 is_error: false,
+                code: None,
             }
         }
         MediaKind::Text => ToolAnswer {
@@ -127,6 +133,7 @@ fn success(delivered: &Delivered, masker: &Masker) -> ToolAnswer {
             // shown, with U+FFFD for the bytes that do not decode.
             text: masker.mask(&String::from_utf8_lossy(body)),
             is_error: false,
+            code: None,
         },
     }
 }

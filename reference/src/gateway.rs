@@ -10,15 +10,15 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
 use crate::answer::{self, Masker};
-use crate::check::Validator;
+use crate::check::{JsonType, Problem, TypeSet, Validator, Violation};
 use crate::convert::{Catalogue, CredentialPlacement, Tool};
 use crate::deliver::{Deliverer, DEFAULT_DEADLINE};
-use crate::errors::AgentMessage;
+use crate::errors::{AgentMessage, ErrorCode};
 use crate::request::{self, Destination};
 use crate::secret::Secret;
 
@@ -113,53 +113,108 @@ impl Gateway {
         &self.catalogue.tools
     }
 
-    /// Calls a tool. Missing arguments are an empty object.
+    /// Calls a tool. Missing or null arguments are an empty object; any
+    /// other value that is not an object is refused as invalid arguments.
+    ///
+    /// Each call is logged once, when answered: the tool, the upstream's
+    /// status and body size, the time taken and the catalogue code. Never
+    /// an argument value, a body or the credential.
     pub async fn call(
         &self,
         name: &str,
-        arguments: Option<Map<String, Value>>,
+        arguments: Option<Value>,
     ) -> Result<ToolAnswer, UnknownTool> {
-        let unknown = || UnknownTool(name.to_owned());
-        let position = *self.index.get(name).ok_or_else(unknown)?;
-        let tool = self.catalogue.tools.get(position).ok_or_else(unknown)?;
-        let validator = self.validators.get(position).ok_or_else(unknown)?;
+        let started = Instant::now();
+        let Some(&position) = self.index.get(name) else {
+            // The name is the agent's text: masked, like every text the
+            // gateway hands back, and quoted with escapes in the log.
+            let name = self.masker.mask(name);
+            tracing::info!(tool = ?name, code = %ErrorCode::ToolUnknown.code(), "unknown tool");
+            return Err(UnknownTool(name));
+        };
+        let (answer, exchange) = self.answer(position, arguments).await;
+        log_call(
+            &self.catalogue.tools[position].name,
+            &answer,
+            exchange,
+            started,
+        );
+        Ok(answer)
+    }
 
-        let arguments = Value::Object(arguments.unwrap_or_default());
+    /// The call of the tool at `position`, and what the upstream answered if
+    /// a request was sent.
+    async fn answer(
+        &self,
+        position: usize,
+        arguments: Option<Value>,
+    ) -> (ToolAnswer, Option<Exchange>) {
+        let tool = &self.catalogue.tools[position];
+        let validator = &self.validators[position];
+
+        let arguments = match arguments {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(arguments) => arguments,
+        };
         // TC-CHECK-015: a failed check ends the call before any request exists.
-        if let Err(violations) = validator.validate(&arguments) {
-            return Ok(self.failure(AgentMessage::ArgumentsInvalid { violations }));
-        }
-        let no_arguments = Map::new();
-        let arguments = arguments.as_object().unwrap_or(&no_arguments);
+        let checked = validator
+            .validate(&arguments)
+            .and_then(|()| match &arguments {
+                Value::Object(arguments) => Ok(arguments),
+                // Every input schema says `type: object`, so the check above
+                // already refused this; said again here so that no request is
+                // ever built from anything else.
+                other => Err(vec![Violation {
+                    pointer: String::new(),
+                    problem: Problem::WrongType {
+                        expected: TypeSet::only(JsonType::Object),
+                        found: JsonType::of(other),
+                    },
+                }]),
+            });
+        let arguments = match checked {
+            Ok(arguments) => arguments,
+            Err(violations) => {
+                return (
+                    self.failure(AgentMessage::ArgumentsInvalid { violations }),
+                    None,
+                )
+            }
+        };
 
         let outbound = match request::build(tool, arguments, &self.destination) {
             Ok(outbound) => outbound,
-            Err(refusal) => return Ok(self.failure(refusal.into())),
+            Err(refusal) => return (self.failure(refusal.into()), None),
         };
         let target = outbound.target();
         let budget = answer::read_budget(&self.masker);
-        match self.deliverer.send(outbound, budget).await {
-            Ok(delivered) if delivered.body.len() <= INLINE_ANSWER => {
-                Ok(answer::interpret(&delivered, &self.masker))
-            }
-            Ok(delivered) => {
-                let masker = Arc::clone(&self.masker);
-                let interpreted =
-                    tokio::task::spawn_blocking(move || answer::interpret(&delivered, &masker));
-                Ok(interpreted
-                    .await
-                    .unwrap_or_else(|failure| match failure.try_into_panic() {
-                        // A panic in `interpret` fails this call alone, as it
-                        // would have on the server's own thread.
-                        Ok(panic) => std::panic::resume_unwind(panic),
-                        // Cancelled: the runtime is shutting down.
-                        Err(cancelled) => panic!("{cancelled}"),
-                    }))
-            }
+        let delivered = match self.deliverer.send(outbound, budget).await {
+            Ok(delivered) => delivered,
             Err(failure) => {
-                Ok(self.failure(failure.into_message(target, self.deliverer.deadline())))
+                let message = failure.into_message(target, self.deliverer.deadline());
+                return (self.failure(message), None);
             }
+        };
+        let exchange = Exchange {
+            status: delivered.status.as_u16(),
+            bytes: delivered.body.len(),
+        };
+        if delivered.body.len() <= INLINE_ANSWER {
+            return (answer::interpret(&delivered, &self.masker), Some(exchange));
         }
+        let masker = Arc::clone(&self.masker);
+        let interpreted =
+            tokio::task::spawn_blocking(move || answer::interpret(&delivered, &masker));
+        let answer = interpreted
+            .await
+            .unwrap_or_else(|failure| match failure.try_into_panic() {
+                // A panic in `interpret` fails this call alone, as it
+                // would have on the server's own thread.
+                Ok(panic) => std::panic::resume_unwind(panic),
+                // Cancelled: the runtime is shutting down.
+                Err(cancelled) => panic!("{cancelled}"),
+            });
+        (answer, Some(exchange))
     }
 
     /// A message the gateway wrote itself, masked whole: it may embed the
@@ -168,6 +223,48 @@ impl Gateway {
         ToolAnswer {
             text: self.masker.mask(&message.render()),
             is_error: message.is_error(),
+            code: Some(message.code()),
         }
+    }
+}
+
+/// What the upstream answered, for the log.
+#[derive(Clone, Copy)]
+struct Exchange {
+    status: u16,
+    /// Body bytes read (at most the read budget).
+    bytes: usize,
+}
+
+/// One event per answered call: `warn` when the upstream could not be
+/// reached or did not answer in time, which an operator should look at;
+/// `info` otherwise, an agent's mistakes and the API's own statuses included.
+fn log_call(tool: &str, answer: &ToolAnswer, exchange: Option<Exchange>, started: Instant) {
+    // Milliseconds to a tenth: enough to read, short to scan.
+    let ms = (started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0;
+    let status = exchange.map(|exchange| exchange.status);
+    let bytes = exchange.map(|exchange| exchange.bytes);
+    let code = answer.code.map(ErrorCode::code);
+    macro_rules! event {
+        ($level:expr) => {
+            tracing::event!(
+                $level,
+                tool,
+                status,
+                bytes,
+                ms,
+                code = code.map(tracing::field::display),
+                "call"
+            )
+        };
+    }
+    match answer.code {
+        Some(
+            ErrorCode::UpstreamTimeout
+            | ErrorCode::UpstreamUnreachable
+            | ErrorCode::UpstreamReset
+            | ErrorCode::UpstreamFailed,
+        ) => event!(tracing::Level::WARN),
+        _ => event!(tracing::Level::INFO),
     }
 }

@@ -12,6 +12,9 @@ use hosted_mcp_gateway::load;
 use hosted_mcp_gateway::mcp::{self, HttpAccess, McpServer};
 use hosted_mcp_gateway::secret::Secret;
 
+/// What is logged when RUST_LOG does not say.
+const DEFAULT_LOG_LEVELS: &str = "info,rmcp=warn";
+
 /// The environment variable that holds the stored credential.
 const CREDENTIAL_ENV: &str = "HOSTED_MCP_CREDENTIAL";
 
@@ -31,8 +34,25 @@ const CREDENTIAL_ENV: &str = "HOSTED_MCP_CREDENTIAL";
         --base-url https://api.example.com/v1 --listen 127.0.0.1:8080"
 )]
 struct Cli {
+    /// How log lines on stderr look: `text` for people, `json` (one object a
+    /// line) for a log collector. Which events are written is set by RUST_LOG
+    /// (default `info`: start-up, each call, stopping).
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = LogFormat::Text,
+        env = "HOSTED_MCP_LOG_FORMAT"
+    )]
+    log_format: LogFormat,
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -89,6 +109,7 @@ struct ServeArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    start_logs(cli.log_format);
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -114,9 +135,9 @@ fn run(cli: Cli) -> Result<(), String> {
 fn catalogue(openapi: &Path) -> Result<Catalogue, String> {
     let document = load::load_path(openapi).map_err(|e| e.to_string())?;
     // What was passed over (an external `$ref`, a parameter in an unknown place)
-    // is said on stderr, which stays free of MCP traffic even over stdio.
+    // is said in the log on stderr, which stays free of MCP traffic even over stdio.
     for warning in &document.warnings {
-        eprintln!("warning: {warning}");
+        tracing::warn!("{warning}");
     }
     convert::convert(&document).map_err(|e| e.to_string())
 }
@@ -154,8 +175,8 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     runtime
         .block_on(async move {
             if args.stdio {
-                // stdout belongs to MCP; the start-up line goes to stderr.
-                eprintln!("hosted-mcp-gateway: {tool_count} tools over stdio");
+                // stdout belongs to MCP; the log goes to stderr.
+                tracing::info!(tools = tool_count, document = %args.openapi.display(), "serving over stdio");
                 mcp::serve_stdio(server).await
             } else {
                 let listener = tokio::net::TcpListener::bind(args.listen)
@@ -167,10 +188,8 @@ fn serve(args: ServeArgs) -> Result<(), String> {
                         )
                     })?;
                 if let Some(address) = mcp::bound_address(&listener) {
-                    eprintln!(
-                        "hosted-mcp-gateway: {tool_count} tools at http://{address}{}",
-                        mcp::ENDPOINT
-                    );
+                    let url = format!("http://{address}{}", mcp::ENDPOINT);
+                    tracing::info!(tools = tool_count, document = %args.openapi.display(), url = %url, "serving over HTTP");
                 }
                 let access = HttpAccess {
                     allowed_hosts: args.allowed_hosts,
@@ -180,6 +199,40 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             }
         })
         .map_err(|e| e.to_string())
+}
+
+/// Log lines go to stderr (stdout may be the MCP channel), at the levels
+/// RUST_LOG asks for. Unset or unreadable: the gateway's own events at
+/// `info`, and only warnings from the MCP SDK, which otherwise logs every
+/// session's start and end.
+///
+/// Whatever RUST_LOG says, the SDK's `debug` and `trace` events are never
+/// written: they print whole messages, the agent's arguments and the
+/// answers' bodies among them.
+fn start_logs(format: LogFormat) {
+    use tracing_subscriber::filter::{filter_fn, EnvFilter};
+    use tracing_subscriber::prelude::*;
+    let levels =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_LEVELS));
+    let no_message_contents = filter_fn(|event| {
+        !(event.target().starts_with("rmcp") && *event.level() > tracing::Level::INFO)
+    });
+    let lines = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_target(false);
+    let logs = tracing_subscriber::registry().with(levels);
+    match format {
+        LogFormat::Text => logs.with(lines.with_filter(no_message_contents)).init(),
+        LogFormat::Json => logs
+            .with(
+                lines
+                    .json()
+                    .flatten_event(true)
+                    .with_filter(no_message_contents),
+            )
+            .init(),
+    }
 }
 
 /// The credential from `--credential-file` or the environment, never from the

@@ -21,8 +21,9 @@ use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    ServerConfig, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -111,11 +112,53 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.map(serde_json::Value::Object);
+        self.call(&request.name, arguments).await.map(Into::into)
+    }
+
+    /// A `tools/call` the SDK could not read as one: its `arguments` are not
+    /// an object. The call is still the tool's, so the answer is a tool
+    /// result (ARGUMENTS_INVALID), not a JSON-RPC error (TC-PROTO-005).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method != "tools/call" {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            ));
+        }
+        let mut params = match request.params {
+            Some(serde_json::Value::Object(params)) => params,
+            _ => return Err(ErrorData::invalid_params("tools/call needs params", None)),
+        };
+        let Some(serde_json::Value::String(name)) = params.remove("name") else {
+            return Err(ErrorData::invalid_params(
+                "tools/call needs the tool's name as a string",
+                None,
+            ));
+        };
+        let result = self.call(&name, params.remove("arguments")).await?;
+        serde_json::to_value(result)
+            .map(CustomResult::new)
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))
+    }
+}
+
+impl McpServer {
+    /// Only the tool's name and arguments cross into the gateway: nothing of
+    /// the agent's own request (headers, cookies) can reach the upstream
+    /// (TC-REQ-009).
+    async fn call(
+        &self,
+        name: &str,
+        arguments: Option<serde_json::Value>,
+    ) -> Result<CallToolResult, ErrorData> {
         let _in_flight = self.calls.token();
-        // Only the tool's name and arguments cross into the gateway: nothing of
-        // the agent's own request (headers, cookies) can reach the upstream
-        // (TC-REQ-009).
-        match self.gateway.call(&request.name, request.arguments).await {
+        match self.gateway.call(name, arguments).await {
             Ok(answer) => {
                 let content = vec![ContentBlock::text(answer.text)];
                 let result = if answer.is_error {
@@ -123,7 +166,7 @@ impl ServerHandler for McpServer {
                 } else {
                     CallToolResult::success(content)
                 };
-                Ok(result.into())
+                Ok(result)
             }
             // TC-PROTO-004: an unknown tool is a protocol error, not a tool result.
             Err(unknown) => Err(ErrorData::invalid_params(unknown.to_string(), None)),
@@ -143,6 +186,7 @@ pub async fn serve_stdio(server: McpServer) -> std::io::Result<()> {
         .await
         .map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
+    tracing::info!("stdin closed; stopped");
     Ok(())
 }
 
@@ -245,6 +289,7 @@ pub async fn serve_http(
 /// connections close; what is left then, a session's stream that never ends
 /// on its own, is closed by ending the sessions.
 async fn drain(calls: TaskTracker, connections: GracefulShutdown, sessions: CancellationToken) {
+    tracing::info!(calls_in_flight = calls.len(), "stopping");
     calls.close();
     let _ = tokio::time::timeout(DRAIN_CALLS, calls.wait()).await;
     let closed = connections.shutdown();
@@ -257,6 +302,7 @@ async fn drain(calls: TaskTracker, connections: GracefulShutdown, sessions: Canc
         let _ = tokio::time::timeout(DRAIN_STREAMS, closed).await;
     }
     sessions.cancel();
+    tracing::info!("stopped");
 }
 
 /// How long stopping waits for calls in flight: the upstream deadline, and

@@ -123,7 +123,7 @@ fn gateway(base_url: &str, placement: Option<CredentialPlacement>) -> Gateway {
 
 async fn call(gateway: &Gateway, tool: &str, arguments: Value) -> ToolAnswer {
     gateway
-        .call(tool, Some(object(arguments)))
+        .call(tool, Some(arguments))
         .await
         .expect("tool exists")
 }
@@ -170,7 +170,8 @@ async fn a_call_sends_one_request_built_from_the_arguments_only() {
         answer,
         ToolAnswer {
             text: "{\n  \"id\": \"a/b\"\n}".to_owned(),
-            is_error: false
+            is_error: false,
+            code: None,
         }
     );
     let requests = received(&server).await;
@@ -246,6 +247,27 @@ async fn missing_arguments_are_an_empty_object() {
 
     assert_error(&answer, "ARGUMENTS_INVALID");
     assert!(answer.text.contains("/id: is required"), "{}", answer.text);
+    assert!(received(&server).await.is_empty());
+}
+
+#[rstest::rstest]
+#[case::a_string(json!("id=1"))]
+#[case::an_array(json!([{"id": "1"}]))]
+#[case::a_number(json!(1))]
+#[case::a_boolean(json!(true))]
+#[tokio::test]
+async fn arguments_that_are_not_an_object_are_refused_as_a_whole(#[case] arguments: Value) {
+    let server = MockServer::start().await;
+    let gateway = gateway(&server.uri(), None);
+
+    let answer = call(&gateway, "getPet", arguments).await;
+
+    assert_error(&answer, "ARGUMENTS_INVALID");
+    assert!(
+        answer.text.contains("- the arguments: must be an object"),
+        "{}",
+        answer.text
+    );
     assert!(received(&server).await.is_empty());
 }
 
@@ -474,7 +496,8 @@ async fn a_credential_split_across_two_chunks_is_masked() {
         answer,
         ToolAnswer {
             text: "echo: [credential] end".to_owned(),
-            is_error: false
+            is_error: false,
+            code: None,
         }
     );
 }

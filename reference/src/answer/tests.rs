@@ -42,6 +42,7 @@ fn ok(text: &str) -> ToolAnswer {
     ToolAnswer {
         text: text.to_owned(),
         is_error: false,
+        code: None,
     }
 }
 

@@ -175,6 +175,11 @@ impl TypeSet {
         (bits != 0).then_some(TypeSet(bits))
     }
 
+    /// The set of one type.
+    pub fn only(kind: JsonType) -> TypeSet {
+        TypeSet(kind.bit())
+    }
+
     #[inline]
     pub fn contains(self, kind: JsonType) -> bool {
         self.0 & kind.bit() != 0

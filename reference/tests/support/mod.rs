@@ -32,3 +32,49 @@ pub fn wait_listening(port: u16) {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// One 2026-07-28 `tools/call` over HTTP: a single POST, no session. The
+/// JSON-RPC message that answered it.
+pub async fn call_2026(
+    client: &reqwest::Client,
+    port: u16,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> serde_json::Value {
+    let message = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "reference-tests", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }},
+    });
+    let response = client
+        .post(format!("http://127.0.0.1:{port}/mcp"))
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/call")
+        .header("Mcp-Name", tool)
+        .json(&message)
+        .send()
+        .await
+        .expect("the gateway answers the POST");
+    let text = response.text().await.expect("the answer reads");
+    serde_json::from_str(&text).unwrap_or_else(|_| panic!("not one JSON message: {text}"))
+}
+
+/// The text of a tool result message.
+pub fn result_text(message: &serde_json::Value) -> &str {
+    message["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not a tool result with text: {message}"))
+}
+
+/// Asks the process to stop, as a service manager does.
+pub fn terminate(child: &std::process::Child) {
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success(), "kill -TERM failed");
+}

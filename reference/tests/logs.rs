@@ -1,0 +1,198 @@
+//! The operator's log: one event per call with its facts, and never an
+//! argument value, an upstream body or the credential, in either format and
+//! whatever the upstream echoes.
+
+#![cfg(unix)]
+
+mod support;
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rstest::rstest;
+use serde_json::{json, Value};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use support::{call_2026, fixture, free_port, result_text, terminate, wait_listening, GATEWAY};
+
+/// Has characters that percent-encode in the query, so encoded forms are
+/// looked for too.
+const CREDENTIAL: &str = "sk-live/Q7+x=9Zr";
+const CREDENTIAL_IN_QUERY: &str = "sk-live%2FQ7%2Bx%3D9Zr";
+/// In every argument value the agent sends.
+const ARGUMENT_MARK: &str = "argmark-5c1e";
+/// In every body the upstream answers.
+const BODY_MARK: &str = "bodymark-93ad";
+
+/// An upstream that echoes the credential in every answer.
+async fn echoing_upstream() -> MockServer {
+    let upstream = MockServer::start().await;
+    let echo = format!("{{\"key\":\"{CREDENTIAL}\",\"note\":\"{BODY_MARK}\"}}");
+    Mock::given(method("GET"))
+        .and(path("/pets"))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(echo.clone(), "application/json"))
+        .mount(&upstream)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("/pets/{ARGUMENT_MARK}")))
+        .respond_with(ResponseTemplate::new(500).set_body_raw(echo.clone(), "text/plain"))
+        .mount(&upstream)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/pets"))
+        .respond_with(ResponseTemplate::new(201).set_body_raw(echo, "application/json"))
+        .mount(&upstream)
+        .await;
+    upstream
+}
+
+/// Runs six calls (a success, an upstream error, a created resource,
+/// refused arguments, arguments that are not an object, an unknown tool
+/// named with the credential), stops the gateway, and returns its stderr.
+async fn log_of_calls(log_format: &str, rust_log: Option<&str>) -> String {
+    let upstream = echoing_upstream().await;
+    let port = free_port();
+    let mut command = Command::new(GATEWAY);
+    command
+        .args(["--log-format", log_format, "serve", "--openapi"])
+        .arg(fixture())
+        .args([
+            "--base-url",
+            &upstream.uri(),
+            "--credential-in",
+            "query:api_key",
+        ])
+        .arg("--listen")
+        .arg(format!("127.0.0.1:{port}"))
+        .env("HOSTED_MCP_CREDENTIAL", CREDENTIAL)
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if let Some(levels) = rust_log {
+        command.env("RUST_LOG", levels);
+    }
+    let mut child = command.spawn().expect("the gateway starts");
+    wait_listening(port);
+
+    let client = reqwest::Client::new();
+    let calls = [
+        ("listPets", json!({"tags": [ARGUMENT_MARK]})),
+        ("showPetById", json!({"petId": ARGUMENT_MARK})),
+        ("createPet", json!({"body": {"name": ARGUMENT_MARK}})),
+        (
+            "createPet",
+            json!({"body": {"name": 7, "tag": ARGUMENT_MARK}}),
+        ),
+        ("listPets", json!(ARGUMENT_MARK)),
+        (&*format!("get-{CREDENTIAL}"), json!({"q": ARGUMENT_MARK})),
+    ];
+    for (tool, arguments) in calls {
+        let answer = call_2026(&client, port, tool, arguments).await;
+        // The calls did what the test means them to, so their log is real.
+        if !tool.starts_with("get-") {
+            assert!(
+                result_text(&answer).contains("[credential]")
+                    || result_text(&answer).contains("ARGUMENTS_INVALID"),
+                "unexpected answer: {answer}"
+            );
+        }
+    }
+    assert_eq!(
+        upstream.received_requests().await.unwrap_or_default().len(),
+        3,
+        "three calls reach the upstream"
+    );
+
+    terminate(&child);
+    let started = Instant::now();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr is piped")
+        .read_to_string(&mut stderr)
+        .expect("stderr reads");
+    let status = child.wait().expect("the gateway exits");
+    assert!(status.success(), "exit status {status}:\n{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    stderr
+}
+
+fn assert_nothing_secret(stderr: &str) {
+    for (what, secret) in [
+        ("the credential", CREDENTIAL),
+        ("the credential as sent in the query", CREDENTIAL_IN_QUERY),
+        ("an argument value", ARGUMENT_MARK),
+        ("an upstream body", BODY_MARK),
+    ] {
+        assert!(!stderr.contains(secret), "{what} is in the log:\n{stderr}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn text_lines_give_each_call_and_hold_nothing_secret() {
+    let stderr = log_of_calls("text", None).await;
+    assert_nothing_secret(&stderr);
+
+    let calls: Vec<&str> = stderr.lines().filter(|l| l.contains(" call ")).collect();
+    assert_eq!(calls.len(), 5, "one line per answered call:\n{stderr}");
+    for (line, expected) in calls.iter().zip([
+        ["INFO", "tool=\"listPets\"", "status=200"],
+        ["INFO", "tool=\"showPetById\"", "status=500"],
+        ["INFO", "tool=\"createPet\"", "status=201"],
+        ["INFO", "tool=\"createPet\"", "code=ARGUMENTS_INVALID"],
+        ["INFO", "tool=\"listPets\"", "code=ARGUMENTS_INVALID"],
+    ]) {
+        for part in expected {
+            assert!(line.contains(part), "{part} missing from {line}");
+        }
+        assert!(line.contains(" ms="), "no duration in {line}");
+    }
+    assert!(calls[1].contains("code=UPSTREAM_STATUS"), "{}", calls[1]);
+    assert!(calls[0].contains(" bytes="), "{}", calls[0]);
+    assert!(
+        stderr.contains("unknown tool") && stderr.contains("get-[credential]"),
+        "the unknown tool is logged, masked:\n{stderr}"
+    );
+    assert!(stderr.contains("serving over HTTP"), "{stderr}");
+    assert!(stderr.contains("stopped"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_lines_parse_and_hold_nothing_secret() {
+    let stderr = log_of_calls("json", None).await;
+    assert_nothing_secret(&stderr);
+
+    let events: Vec<Value> = stderr
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+        .collect();
+    let calls: Vec<&Value> = events.iter().filter(|e| e["message"] == "call").collect();
+    assert_eq!(calls.len(), 5, "{stderr}");
+    assert_eq!(calls[0]["tool"], "listPets");
+    assert_eq!(calls[0]["status"], 200);
+    assert!(calls[0]["bytes"].as_u64().is_some_and(|b| b > 0));
+    assert!(calls[0]["ms"].as_f64().is_some());
+    assert_eq!(calls[1]["code"], "UPSTREAM_STATUS");
+    assert_eq!(calls[3]["code"], "ARGUMENTS_INVALID");
+    assert!(calls[3].get("status").is_none(), "nothing was sent");
+    let start = events
+        .iter()
+        .find(|e| e["message"] == "serving over HTTP")
+        .expect("a start-up event");
+    assert_eq!(start["tools"], 4);
+    assert_eq!(start["level"], "INFO");
+}
+
+/// An operator who turns every log up to find a fault must not get the
+/// credential or an agent's data in the bargain.
+#[rstest]
+#[case::everything_at_debug("debug")]
+#[case::everything_at_trace("trace")]
+#[tokio::test(flavor = "multi_thread")]
+async fn turned_up_logs_hold_nothing_secret(#[case] levels: &str) {
+    let stderr = log_of_calls("text", Some(levels)).await;
+    assert_nothing_secret(&stderr);
+}
