@@ -20,25 +20,64 @@ pub const BODY_LIMIT: usize = 1_048_576;
 /// How many bytes of an error status's body are shown (TC-ANS-008).
 pub const ERROR_BODY_LIMIT: usize = 1024;
 
-/// Every stable code, in the order the docs list them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    ToolUnknown,
-    ArgumentsInvalid,
-    PathValueRefused,
-    PathEscapesBase,
-    HeaderValueRefused,
-    HeaderNotAllowed,
-    RequestNotBuilt,
-    UpstreamRedirect,
-    UpstreamStatus,
-    UpstreamTimeout,
-    UpstreamUnreachable,
-    UpstreamReset,
-    UpstreamFailed,
-    BodyTruncated,
-    BodyNotText,
-    BodyEmpty,
+/// Declares [`ErrorCode`] from one table: each code is one entry, with its
+/// name, how it reaches the agent, what produces it, its meaning for the docs
+/// and an example message. Adding a code is adding an entry (and the
+/// [`AgentMessage`] variant it describes), so no part can be left out.
+macro_rules! catalogue {
+    ($(
+        $variant:ident {
+            code: $code:literal,
+            delivery: $delivery:ident,
+            produced_by: $produced_by:expr,
+            meaning: $meaning:expr,
+            example: $example:expr $(,)?
+        }
+    )*) => {
+        /// Every stable code, in the order the docs list them.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $($variant,)*
+        }
+
+        impl ErrorCode {
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
+
+            pub fn code(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $code,)*
+                }
+            }
+
+            pub fn delivery(self) -> Delivery {
+                match self {
+                    $(ErrorCode::$variant => Delivery::$delivery,)*
+                }
+            }
+
+            /// What produces the code: the rules whose scenarios see it, or
+            /// the reference's own reason and the test that sees it.
+            pub fn produced_by(self) -> ProducedBy {
+                match self {
+                    $(ErrorCode::$variant => $produced_by,)*
+                }
+            }
+
+            /// What the code means, for the docs.
+            pub fn meaning(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $meaning,)*
+                }
+            }
+
+            /// A representative message, rendered by the same code as real ones.
+            fn example(self) -> AgentMessage {
+                match self {
+                    $(ErrorCode::$variant => $example,)*
+                }
+            }
+        }
+    };
 }
 
 /// How a message reaches the agent.
@@ -52,231 +91,240 @@ pub enum Delivery {
     Note,
 }
 
+/// What produces a code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProducedBy {
+    /// The rules in `docs/rules.md` whose scenarios produce it.
+    Rules(&'static [&'static str]),
+    /// No rule of the suite: a limit of the reference gateway's own. Says
+    /// what sets it, and which of the reference's tests produces it.
+    Reference(&'static str),
+}
+
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 16] = [
-        ErrorCode::ToolUnknown,
-        ErrorCode::ArgumentsInvalid,
-        ErrorCode::PathValueRefused,
-        ErrorCode::PathEscapesBase,
-        ErrorCode::HeaderValueRefused,
-        ErrorCode::HeaderNotAllowed,
-        ErrorCode::RequestNotBuilt,
-        ErrorCode::UpstreamRedirect,
-        ErrorCode::UpstreamStatus,
-        ErrorCode::UpstreamTimeout,
-        ErrorCode::UpstreamUnreachable,
-        ErrorCode::UpstreamReset,
-        ErrorCode::UpstreamFailed,
-        ErrorCode::BodyTruncated,
-        ErrorCode::BodyNotText,
-        ErrorCode::BodyEmpty,
-    ];
-
-    pub fn code(self) -> &'static str {
-        match self {
-            ErrorCode::ToolUnknown => "TOOL_UNKNOWN",
-            ErrorCode::ArgumentsInvalid => "ARGUMENTS_INVALID",
-            ErrorCode::PathValueRefused => "PATH_VALUE_REFUSED",
-            ErrorCode::PathEscapesBase => "PATH_ESCAPES_BASE",
-            ErrorCode::HeaderValueRefused => "HEADER_VALUE_REFUSED",
-            ErrorCode::HeaderNotAllowed => "HEADER_NOT_ALLOWED",
-            ErrorCode::RequestNotBuilt => "REQUEST_NOT_BUILT",
-            ErrorCode::UpstreamRedirect => "UPSTREAM_REDIRECT",
-            ErrorCode::UpstreamStatus => "UPSTREAM_STATUS",
-            ErrorCode::UpstreamTimeout => "UPSTREAM_TIMEOUT",
-            ErrorCode::UpstreamUnreachable => "UPSTREAM_UNREACHABLE",
-            ErrorCode::UpstreamReset => "UPSTREAM_RESET",
-            ErrorCode::UpstreamFailed => "UPSTREAM_FAILED",
-            ErrorCode::BodyTruncated => "BODY_TRUNCATED",
-            ErrorCode::BodyNotText => "BODY_NOT_TEXT",
-            ErrorCode::BodyEmpty => "BODY_EMPTY",
-        }
-    }
-
-    pub fn delivery(self) -> Delivery {
-        match self {
-            ErrorCode::ToolUnknown => Delivery::ProtocolError,
-            ErrorCode::BodyTruncated | ErrorCode::BodyNotText | ErrorCode::BodyEmpty => {
-                Delivery::Note
-            }
-            _ => Delivery::ToolError,
-        }
-    }
-
-    /// What the code means, for the docs.
-    pub fn meaning(self) -> &'static str {
-        match self {
-            ErrorCode::ToolUnknown => {
-                "The call named a tool the gateway does not have. Nothing was checked or sent."
-            }
-            ErrorCode::ArgumentsInvalid => {
-                "The arguments do not match the tool's input schema. Each wrong place is listed \
-                 as a JSON Pointer from the arguments object with what is wrong; the values \
-                 themselves are never shown. Nothing was sent."
-            }
-            ErrorCode::PathValueRefused => {
-                "A path argument cannot be used as a path segment: it is `.` or `..`, empty, \
-                 or has no value. Nothing was sent."
-            }
-            ErrorCode::PathEscapesBase => {
-                "The request's path would not stay under the base URL's path, for instance \
-                 because the document's path climbs out with `..`. Nothing was sent."
-            }
-            ErrorCode::HeaderValueRefused => {
-                "A header argument contains a line break (CR or LF), a NUL or another control \
-                 character, which could split or corrupt the request. Nothing was sent."
-            }
-            ErrorCode::HeaderNotAllowed => {
-                "An argument would set a header that only the gateway may set (credentials, \
-                 hop-by-hop and tracing headers, `X-Agentify-*`, `Mcp-*`, `Payment-*`). \
-                 Nothing was sent."
-            }
-            ErrorCode::RequestNotBuilt => {
-                "The document describes a request that cannot be expressed in HTTP, such as a \
-                 header name with spaces or an unknown method. Nothing was sent."
-            }
-            ErrorCode::UpstreamRedirect => {
-                "The API answered with a redirect (301, 302, 303, 307 or 308). The gateway \
-                 does not follow redirects; the message names the `Location`."
-            }
-            ErrorCode::UpstreamStatus => {
-                "The API answered with a status that is neither success nor redirect. The \
-                 message gives the status and the start of the body (at most 1,024 bytes). \
-                 The request was not retried."
-            }
-            ErrorCode::UpstreamTimeout => {
-                "The whole exchange (connecting, sending and reading the answer) did not \
-                 finish within the deadline of 15 seconds, so it was cut off. Not retried."
-            }
-            ErrorCode::UpstreamUnreachable => "The API's host refused the connection. Not retried.",
-            ErrorCode::UpstreamReset => {
-                "The connection was reset or closed before the answer was complete. Not \
-                 retried."
-            }
-            ErrorCode::UpstreamFailed => {
-                "The exchange failed for another reason (name resolution, TLS, a malformed \
-                 answer); the message names the cause. Not retried."
-            }
-            ErrorCode::BodyTruncated => {
-                "A note after a successful answer's text: the body was longer than 1 MB \
-                 (1,048,576 bytes) and is shown only up to there, cut at a character boundary."
-            }
-            ErrorCode::BodyNotText => {
-                "A successful answer whose body is not text (an image, an archive, bytes that \
-                 are not UTF-8) is described by its size and content type instead of shown."
-            }
-            ErrorCode::BodyEmpty => {
-                "A successful answer without a body, such as `204 No Content`, is reported \
-                 as such so the agent is not handed an empty text."
-            }
-        }
-    }
-
-    /// The rules in `docs/rules.md` whose scenarios produce this code.
+    /// The rules whose scenarios produce this code; none for the reference's own.
     pub fn rules(self) -> &'static [&'static str] {
-        match self {
-            ErrorCode::ToolUnknown => &["TC-PROTO-004"],
-            ErrorCode::ArgumentsInvalid => &[
-                "TC-PROTO-005",
-                "TC-CHECK-001",
-                "TC-CHECK-002",
-                "TC-CHECK-003",
-                "TC-CHECK-004",
-                "TC-CHECK-005",
-                "TC-CHECK-006",
-                "TC-CHECK-007",
-                "TC-CHECK-008",
-                "TC-CHECK-009",
-                "TC-CHECK-010",
-                "TC-CHECK-013",
-                "TC-CHECK-014",
-                "TC-CHECK-015",
-            ],
-            ErrorCode::PathValueRefused => &["TC-PROTO-005", "TC-REQ-003"],
-            ErrorCode::PathEscapesBase => &["TC-REQ-004"],
-            ErrorCode::HeaderValueRefused => &["TC-REQ-007"],
-            ErrorCode::HeaderNotAllowed => &["TC-REQ-008"],
-            ErrorCode::RequestNotBuilt => &["TC-REQ-018"],
-            ErrorCode::UpstreamRedirect => &["TC-SEND-003", "TC-ANS-007", "TC-MASK-003"],
-            ErrorCode::UpstreamStatus => &["TC-SEND-001", "TC-ANS-008", "TC-MASK-002"],
-            ErrorCode::UpstreamTimeout => &["TC-SEND-004", "TC-SEND-005", "TC-MASK-007"],
-            ErrorCode::UpstreamUnreachable => &["TC-SEND-006", "TC-SEND-007"],
-            ErrorCode::UpstreamReset => &["TC-SEND-002", "TC-SEND-007"],
-            ErrorCode::UpstreamFailed => &["TC-MASK-007"],
-            ErrorCode::BodyTruncated => &["TC-ANS-003", "TC-ANS-009", "TC-MASK-005"],
-            ErrorCode::BodyNotText => &["TC-ANS-005"],
-            ErrorCode::BodyEmpty => &["TC-ANS-010"],
+        match self.produced_by() {
+            ProducedBy::Rules(rules) => rules,
+            ProducedBy::Reference(_) => &[],
         }
     }
+}
 
-    /// A representative message, rendered by the same code as real ones.
-    fn example(self) -> AgentMessage {
-        let target = "GET https://api.example.com/v1/pets?api_key=[credential]".to_owned();
-        match self {
-            ErrorCode::ToolUnknown => AgentMessage::ToolUnknown {
-                name: "listPets2".into(),
-            },
-            ErrorCode::ArgumentsInvalid => AgentMessage::ArgumentsInvalid {
-                violations: vec![
-                    Violation {
-                        pointer: "/body/name".into(),
-                        problem: crate::check::Problem::Missing,
+/// The request the examples name.
+fn example_target() -> String {
+    "GET https://api.example.com/v1/pets?api_key=[credential]".to_owned()
+}
+
+catalogue! {
+    ToolUnknown {
+        code: "TOOL_UNKNOWN",
+        delivery: ProtocolError,
+        produced_by: ProducedBy::Rules(&["TC-PROTO-004"]),
+        meaning: "The call named a tool the gateway does not have. Nothing was checked or sent.",
+        example: AgentMessage::ToolUnknown {
+            name: "listPets2".into(),
+        },
+    }
+    ArgumentsInvalid {
+        code: "ARGUMENTS_INVALID",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&[
+            "TC-PROTO-005",
+            "TC-CHECK-001",
+            "TC-CHECK-002",
+            "TC-CHECK-003",
+            "TC-CHECK-004",
+            "TC-CHECK-005",
+            "TC-CHECK-006",
+            "TC-CHECK-007",
+            "TC-CHECK-008",
+            "TC-CHECK-009",
+            "TC-CHECK-010",
+            "TC-CHECK-013",
+            "TC-CHECK-014",
+            "TC-CHECK-015",
+        ]),
+        meaning: "The arguments do not match the tool's input schema, or are not an object at \
+                  all. Each wrong place is listed as a JSON Pointer from the arguments object \
+                  with what is wrong; the values themselves are never shown. Nothing was sent.",
+        example: AgentMessage::ArgumentsInvalid {
+            violations: vec![
+                Violation {
+                    pointer: "/body/name".into(),
+                    problem: crate::check::Problem::Missing,
+                },
+                Violation {
+                    pointer: "/limit".into(),
+                    problem: crate::check::Problem::AboveMaximum {
+                        bound: 100.into(),
+                        exclusive: false,
                     },
-                    Violation {
-                        pointer: "/limit".into(),
-                        problem: crate::check::Problem::AboveMaximum {
-                            bound: 100.into(),
-                            exclusive: false,
-                        },
-                    },
-                ],
-            },
-            ErrorCode::PathValueRefused => AgentMessage::PathValueRefused {
-                argument: "petId".into(),
-                reason: PathValueProblem::DotSegment,
-            },
-            ErrorCode::PathEscapesBase => AgentMessage::PathEscapesBase {
-                base_path: "/v1".into(),
-            },
-            ErrorCode::HeaderValueRefused => AgentMessage::HeaderValueRefused {
-                argument: "X-Trace".into(),
-            },
-            ErrorCode::HeaderNotAllowed => AgentMessage::HeaderNotAllowed {
-                argument: "auth".into(),
-                header: "Authorization".into(),
-            },
-            ErrorCode::RequestNotBuilt => AgentMessage::RequestNotBuilt {
-                reason: "the document's header name `X Trace` is not a valid HTTP header name"
-                    .into(),
-            },
-            ErrorCode::UpstreamRedirect => AgentMessage::UpstreamRedirect {
-                status: StatusCode::FOUND,
-                location: Some("https://login.example.com/?next=%2Fpets".into()),
-            },
-            ErrorCode::UpstreamStatus => AgentMessage::UpstreamStatus {
-                status: StatusCode::SERVICE_UNAVAILABLE,
-                body_start: "{\"error\":\"maintenance\"}".into(),
-            },
-            ErrorCode::UpstreamTimeout => AgentMessage::UpstreamTimeout {
-                target,
-                deadline: Duration::from_secs(15),
-            },
-            ErrorCode::UpstreamUnreachable => AgentMessage::UpstreamUnreachable { target },
-            ErrorCode::UpstreamReset => AgentMessage::UpstreamReset { target },
-            ErrorCode::UpstreamFailed => AgentMessage::UpstreamFailed {
-                target,
-                cause: "dns error: failed to lookup address information".into(),
-            },
-            ErrorCode::BodyTruncated => AgentMessage::BodyTruncated,
-            ErrorCode::BodyNotText => AgentMessage::BodyNotText {
-                status: StatusCode::OK,
-                size: BodySize::Exactly(2048),
-                content_type: Some("image/png".into()),
-            },
-            ErrorCode::BodyEmpty => AgentMessage::BodyEmpty {
-                status: StatusCode::NO_CONTENT,
-            },
-        }
+                },
+            ],
+        },
+    }
+    PathValueRefused {
+        code: "PATH_VALUE_REFUSED",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&["TC-PROTO-005", "TC-REQ-003"]),
+        meaning: "A path argument cannot be used as a path segment: it is `.` or `..`, empty, \
+                  or has no value. Nothing was sent.",
+        example: AgentMessage::PathValueRefused {
+            argument: "petId".into(),
+            reason: PathValueProblem::DotSegment,
+        },
+    }
+    PathEscapesBase {
+        code: "PATH_ESCAPES_BASE",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&["TC-REQ-004"]),
+        meaning: "The request's path would not stay under the base URL's path, for instance \
+                  because the document's path climbs out with `..`. Nothing was sent.",
+        example: AgentMessage::PathEscapesBase {
+            base_path: "/v1".into(),
+        },
+    }
+    HeaderValueRefused {
+        code: "HEADER_VALUE_REFUSED",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&["TC-REQ-007"]),
+        meaning: "A header argument contains a line break (CR or LF), a NUL or another control \
+                  character, which could split or corrupt the request. Nothing was sent.",
+        example: AgentMessage::HeaderValueRefused {
+            argument: "X-Trace".into(),
+        },
+    }
+    HeaderNotAllowed {
+        code: "HEADER_NOT_ALLOWED",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&["TC-REQ-008"]),
+        meaning: "An argument would set a header that only the gateway may set (credentials, \
+                  hop-by-hop and tracing headers, `X-Agentify-*`, `Mcp-*`, `Payment-*`). \
+                  Nothing was sent.",
+        example: AgentMessage::HeaderNotAllowed {
+            argument: "auth".into(),
+            header: "Authorization".into(),
+        },
+    }
+    RequestNotBuilt {
+        code: "REQUEST_NOT_BUILT",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&["TC-REQ-018"]),
+        meaning: "The document describes a request that cannot be expressed in HTTP, such as a \
+                  header name with spaces or an unknown method. Nothing was sent.",
+        example: AgentMessage::RequestNotBuilt {
+            reason: "the document's header name `X Trace` is not a valid HTTP header name".into(),
+        },
+    }
+    GatewayBusy {
+        code: "GATEWAY_BUSY",
+        delivery: ToolError,
+        produced_by: ProducedBy::Reference(
+            "the limit on calls in flight (`--max-calls`, 128 by default), which bounds the \
+             gateway's memory whatever the load; `reference/tests/load.rs` produces it",
+        ),
+        meaning: "The gateway already had as many calls in flight as it allows, and this call \
+                  waited the whole deadline (15 seconds) for a turn. Nothing was sent; the call \
+                  can be tried again.",
+        example: AgentMessage::GatewayBusy {
+            limit: 128,
+            waited: Duration::from_secs(15),
+        },
+    }
+    UpstreamRedirect {
+        code: "UPSTREAM_REDIRECT",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&["TC-SEND-003", "TC-ANS-007", "TC-MASK-003"]),
+        meaning: "The API answered with a redirect (301, 302, 303, 307 or 308). The gateway \
+                  does not follow redirects; the message names the `Location`.",
+        example: AgentMessage::UpstreamRedirect {
+            status: StatusCode::FOUND,
+            location: Some("https://login.example.com/?next=%2Fpets".into()),
+        },
+    }
+    UpstreamStatus {
+        code: "UPSTREAM_STATUS",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&["TC-SEND-001", "TC-ANS-008", "TC-MASK-002"]),
+        meaning: "The API answered with a status that is neither success nor redirect. The \
+                  message gives the status and the start of the body (at most 1,024 bytes). \
+                  The request was not retried.",
+        example: AgentMessage::UpstreamStatus {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            body_start: "{\"error\":\"maintenance\"}".into(),
+        },
+    }
+    UpstreamTimeout {
+        code: "UPSTREAM_TIMEOUT",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&["TC-SEND-004", "TC-SEND-005", "TC-MASK-007"]),
+        meaning: "The whole exchange (connecting, sending and reading the answer) did not \
+                  finish within the deadline of 15 seconds, so it was cut off. Not retried.",
+        example: AgentMessage::UpstreamTimeout {
+            target: example_target(),
+            deadline: Duration::from_secs(15),
+        },
+    }
+    UpstreamUnreachable {
+        code: "UPSTREAM_UNREACHABLE",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&["TC-SEND-006", "TC-SEND-007"]),
+        meaning: "The API's host refused the connection. Not retried.",
+        example: AgentMessage::UpstreamUnreachable {
+            target: example_target(),
+        },
+    }
+    UpstreamReset {
+        code: "UPSTREAM_RESET",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&["TC-SEND-002", "TC-SEND-007"]),
+        meaning: "The connection was reset or closed before the answer was complete. Not \
+                  retried.",
+        example: AgentMessage::UpstreamReset {
+            target: example_target(),
+        },
+    }
+    UpstreamFailed {
+        code: "UPSTREAM_FAILED",
+        delivery: ToolError,
+        produced_by: ProducedBy::Rules(&["TC-MASK-007"]),
+        meaning: "The exchange failed for another reason (name resolution, TLS, a malformed \
+                  answer); the message names the cause. Not retried.",
+        example: AgentMessage::UpstreamFailed {
+            target: example_target(),
+            cause: "dns error: failed to lookup address information".into(),
+        },
+    }
+    BodyTruncated {
+        code: "BODY_TRUNCATED",
+        delivery: Note,
+        produced_by: ProducedBy::Rules(&["TC-ANS-003", "TC-ANS-009", "TC-MASK-005"]),
+        meaning: "A note after a successful answer's text: the body was longer than 1 MB \
+                  (1,048,576 bytes) and is shown only up to there, cut at a character boundary.",
+        example: AgentMessage::BodyTruncated,
+    }
+    BodyNotText {
+        code: "BODY_NOT_TEXT",
+        delivery: Note,
+        produced_by: ProducedBy::Rules(&["TC-ANS-005"]),
+        meaning: "A successful answer whose body is not text (an image, an archive, bytes that \
+                  are not UTF-8) is described by its size and content type instead of shown.",
+        example: AgentMessage::BodyNotText {
+            status: StatusCode::OK,
+            size: BodySize::Exactly(2048),
+            content_type: Some("image/png".into()),
+        },
+    }
+    BodyEmpty {
+        code: "BODY_EMPTY",
+        delivery: Note,
+        produced_by: ProducedBy::Rules(&["TC-ANS-010"]),
+        meaning: "A successful answer without a body, such as `204 No Content`, is reported \
+                  as such so the agent is not handed an empty text.",
+        example: AgentMessage::BodyEmpty {
+            status: StatusCode::NO_CONTENT,
+        },
     }
 }
 
@@ -326,6 +374,10 @@ pub enum AgentMessage {
     RequestNotBuilt {
         reason: String,
     },
+    GatewayBusy {
+        limit: usize,
+        waited: Duration,
+    },
     UpstreamRedirect {
         status: StatusCode,
         location: Option<String>,
@@ -369,6 +421,7 @@ impl AgentMessage {
             AgentMessage::HeaderValueRefused { .. } => ErrorCode::HeaderValueRefused,
             AgentMessage::HeaderNotAllowed { .. } => ErrorCode::HeaderNotAllowed,
             AgentMessage::RequestNotBuilt { .. } => ErrorCode::RequestNotBuilt,
+            AgentMessage::GatewayBusy { .. } => ErrorCode::GatewayBusy,
             AgentMessage::UpstreamRedirect { .. } => ErrorCode::UpstreamRedirect,
             AgentMessage::UpstreamStatus { .. } => ErrorCode::UpstreamStatus,
             AgentMessage::UpstreamTimeout { .. } => ErrorCode::UpstreamTimeout,
@@ -437,6 +490,12 @@ impl AgentMessage {
             AgentMessage::RequestNotBuilt { reason } => write!(
                 out,
                 "the request could not be built: {reason}, so {NOTHING_SENT}"
+            ),
+            AgentMessage::GatewayBusy { limit, waited } => write!(
+                out,
+                "the gateway has {limit} calls in flight, its limit, and this call found no \
+                 turn within {}, so {NOTHING_SENT}; try again later",
+                duration_text(*waited)
             ),
             AgentMessage::UpstreamRedirect {
                 status,
@@ -635,11 +694,8 @@ fn write_catalogue(page: &mut String) -> std::fmt::Result {
         writeln!(page, "{}", code.example().render())?;
         writeln!(page, "```")?;
         writeln!(page)?;
-        if code.rules().is_empty() {
-            writeln!(
-                page,
-                "Produced by: no rule of the suite; the reference gateway's own choice."
-            )?;
+        if let ProducedBy::Reference(why) = code.produced_by() {
+            writeln!(page, "Produced by: no rule of the suite; {why}.")?;
             continue;
         }
         writeln!(page, "Produced by:")?;
@@ -670,11 +726,27 @@ mod tests {
     use super::*;
 
     /// Error docs link every message to the scenarios that produce it, so
-    /// each code needs at least one rule, and every rule it names must exist.
+    /// each code needs at least one rule, and every rule it names must exist;
+    /// a code of the reference's own names a test of the reference that exists.
     #[test]
     fn every_code_is_produced_by_a_catalogued_rule() {
         let rules = include_str!("../../docs/rules.md");
         for code in ErrorCode::ALL {
+            if let ProducedBy::Reference(why) = code.produced_by() {
+                let test = why
+                    .split('`')
+                    .find(|part| part.starts_with("reference/tests/"))
+                    .unwrap_or_else(|| panic!("{} names no test", code.code()));
+                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("..")
+                    .join(test);
+                assert!(
+                    path.is_file(),
+                    "{} names {test}, which is missing",
+                    code.code()
+                );
+                continue;
+            }
             assert!(!code.rules().is_empty(), "{} has no rule", code.code());
             for rule in code.rules() {
                 assert!(
@@ -702,7 +774,7 @@ mod tests {
     fn every_text_starts_with_its_code() {
         for code in ErrorCode::ALL {
             let message = code.example();
-            assert_eq!(message.code(), code);
+            assert_eq!(message.code(), *code);
             assert!(
                 message.render().starts_with(&format!("[{}] ", code.code())),
                 "{}",

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
+use tokio::sync::Semaphore;
 
 use crate::answer::{self, Masker};
 use crate::check::{JsonType, Problem, TypeSet, Validator, Violation};
@@ -60,6 +61,9 @@ pub struct Gateway {
     deliverer: Deliverer,
     /// Shared with the blocking threads that interpret large answers.
     masker: Arc<Masker>,
+    /// One permit per call that may be sending or answering at once.
+    turns: Semaphore,
+    calls_in_flight: usize,
 }
 
 /// Answers larger than this are interpreted on tokio's blocking pool.
@@ -69,17 +73,42 @@ pub struct Gateway {
 /// long. A small answer takes microseconds, less than the hand-off would.
 const INLINE_ANSWER: usize = 64 * 1024;
 
+/// How much the gateway takes on.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// The whole upstream exchange ends by then (TC-SEND-004, TC-SEND-005),
+    /// and a call waits no longer than this for a turn.
+    pub deadline: Duration,
+    /// Calls that may be sending or answering at once. Each can hold about
+    /// 1 MB of answer and its text, so this bounds the gateway's memory
+    /// whatever the load; further calls wait for a turn.
+    pub calls_in_flight: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            deadline: DEFAULT_DEADLINE,
+            calls_in_flight: DEFAULT_CALLS_IN_FLIGHT,
+        }
+    }
+}
+
+/// A few hundred MB at most of answers in memory, and far more calls at
+/// once than one upstream usually serves well.
+pub const DEFAULT_CALLS_IN_FLIGHT: usize = 128;
+
 impl Gateway {
-    /// A gateway whose upstream exchanges end after 15 seconds.
+    /// A gateway with the default [`Limits`].
     pub fn new(catalogue: Catalogue, upstream: UpstreamConfig) -> Result<Self, String> {
-        Self::with_deadline(catalogue, upstream, DEFAULT_DEADLINE)
+        Self::with_limits(catalogue, upstream, Limits::default())
     }
 
-    /// A gateway with another deadline for the whole upstream exchange.
-    pub fn with_deadline(
+    /// A gateway with other limits.
+    pub fn with_limits(
         catalogue: Catalogue,
         upstream: UpstreamConfig,
-        deadline: Duration,
+        limits: Limits,
     ) -> Result<Self, String> {
         // TC-REQ-017: the configuration's placement, else the document's.
         let placement = upstream
@@ -89,7 +118,7 @@ impl Gateway {
         let credential = upstream.credential.as_ref().map(Secret::expose);
         let destination = Destination::new(&upstream.base_url, credential, placement)?;
         let masker = Arc::new(Masker::new(credential, placement));
-        let deliverer = Deliverer::new(deadline)?;
+        let deliverer = Deliverer::new(limits.deadline)?;
         let validators = catalogue
             .tools
             .iter()
@@ -99,6 +128,7 @@ impl Gateway {
         for (position, tool) in catalogue.tools.iter().enumerate() {
             index.entry(tool.name.clone()).or_insert(position);
         }
+        let calls_in_flight = limits.calls_in_flight.max(1);
         Ok(Self {
             catalogue,
             index,
@@ -106,6 +136,8 @@ impl Gateway {
             destination,
             deliverer,
             masker,
+            turns: Semaphore::new(calls_in_flight),
+            calls_in_flight,
         })
     }
 
@@ -186,6 +218,20 @@ impl Gateway {
             Ok(outbound) => outbound,
             Err(refusal) => return (self.failure(refusal.into()), None),
         };
+        // Past the limit a call waits for a turn, at most the deadline:
+        // memory stays bounded, and no call waits without end.
+        let deadline = self.deliverer.deadline();
+        let _turn = match tokio::time::timeout(deadline, self.turns.acquire()).await {
+            Ok(Ok(turn)) => turn,
+            // Timed out, or (never: it is not closed) the semaphore closed.
+            Ok(Err(_)) | Err(_) => {
+                let busy = AgentMessage::GatewayBusy {
+                    limit: self.calls_in_flight,
+                    waited: deadline,
+                };
+                return (self.failure(busy), None);
+            }
+        };
         let target = outbound.target();
         let budget = answer::read_budget(&self.masker);
         let delivered = match self.deliverer.send(outbound, budget).await {
@@ -236,8 +282,9 @@ struct Exchange {
     bytes: usize,
 }
 
-/// One event per answered call: `warn` when the upstream could not be
-/// reached or did not answer in time, which an operator should look at;
+/// One event per answered call: `warn` when the gateway was too busy or
+/// the upstream could not be reached or did not answer in time, which an
+/// operator should look at;
 /// `info` otherwise, an agent's mistakes and the API's own statuses included.
 fn log_call(tool: &str, answer: &ToolAnswer, exchange: Option<Exchange>, started: Instant) {
     // Milliseconds to a tenth: enough to read, short to scan.
@@ -260,7 +307,8 @@ fn log_call(tool: &str, answer: &ToolAnswer, exchange: Option<Exchange>, started
     }
     match answer.code {
         Some(
-            ErrorCode::UpstreamTimeout
+            ErrorCode::GatewayBusy
+            | ErrorCode::UpstreamTimeout
             | ErrorCode::UpstreamUnreachable
             | ErrorCode::UpstreamReset
             | ErrorCode::UpstreamFailed,

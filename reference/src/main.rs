@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 use hosted_mcp_gateway::convert::{self, Catalogue, CredentialPlacement};
-use hosted_mcp_gateway::gateway::{Gateway, UpstreamConfig};
+use hosted_mcp_gateway::gateway::{Gateway, Limits, UpstreamConfig, DEFAULT_CALLS_IN_FLIGHT};
 use hosted_mcp_gateway::load;
 use hosted_mcp_gateway::mcp::{self, HttpAccess, McpServer};
 use hosted_mcp_gateway::secret::Secret;
@@ -105,6 +105,19 @@ struct ServeArgs {
     /// more serve more calls at once on a host with cores to spare.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
+    /// Calls that may be sending or answering at once; each holds up to about
+    /// 1 MB of answer, so this bounds memory. Further calls wait for a turn, up
+    /// to the 15-second deadline, then get GATEWAY_BUSY.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CALLS_IN_FLIGHT, value_parser = calls_in_flight)]
+    max_calls: usize,
+}
+
+fn calls_in_flight(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(calls) => Ok(calls),
+        Err(error) => Err(error.to_string()),
+    }
 }
 
 fn main() -> ExitCode {
@@ -151,7 +164,11 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         placement: args.credential_in,
     };
     let tool_count = catalogue.tools.len();
-    let gateway = Gateway::new(catalogue, upstream).map_err(|e| e.to_string())?;
+    let limits = Limits {
+        calls_in_flight: args.max_calls,
+        ..Limits::default()
+    };
+    let gateway = Gateway::with_limits(catalogue, upstream, limits).map_err(|e| e.to_string())?;
     let server = McpServer::new(Arc::new(gateway));
 
     // By default one thread serves every connection. A call is a few hops

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use hosted_mcp_gateway::convert::{
     BodyPlan, CallPlan, Catalogue, CredentialPlacement, Hints, Location, ParameterPlan, Tool,
 };
-use hosted_mcp_gateway::gateway::{Gateway, ToolAnswer, UnknownTool, UpstreamConfig};
+use hosted_mcp_gateway::gateway::{Gateway, Limits, ToolAnswer, UnknownTool, UpstreamConfig};
 use hosted_mcp_gateway::request::GATEWAY_ACCEPT;
 use hosted_mcp_gateway::secret::Secret;
 use serde_json::{json, Map, Value};
@@ -118,7 +118,14 @@ fn gateway(base_url: &str, placement: Option<CredentialPlacement>) -> Gateway {
         credential: Some(Secret::new(SECRET)),
         placement,
     };
-    Gateway::with_deadline(catalogue(), upstream, SHORT_DEADLINE).expect("gateway starts")
+    Gateway::with_limits(catalogue(), upstream, limits(SHORT_DEADLINE)).expect("gateway starts")
+}
+
+fn limits(deadline: Duration) -> Limits {
+    Limits {
+        deadline,
+        ..Limits::default()
+    }
 }
 
 async fn call(gateway: &Gateway, tool: &str, arguments: Value) -> ToolAnswer {
@@ -458,7 +465,7 @@ async fn an_endless_body_is_read_up_to_the_limit() {
         credential: None,
         placement: None,
     };
-    let gateway = Gateway::with_deadline(catalogue(), upstream, Duration::from_secs(10))
+    let gateway = Gateway::with_limits(catalogue(), upstream, limits(Duration::from_secs(10)))
         .expect("gateway starts");
 
     let answer = call(&gateway, "getPet", json!({"id": "1"})).await;

@@ -38,6 +38,14 @@ fn read(status: u16, content_type: Option<&str>, body: &[u8]) -> Delivered {
     )
 }
 
+/// A successful answer that is a note of the catalogue.
+fn noted(code: ErrorCode, text: &str) -> ToolAnswer {
+    ToolAnswer {
+        code: Some(code),
+        ..ok(text)
+    }
+}
+
 fn ok(text: &str) -> ToolAnswer {
     ToolAnswer {
         text: text.to_owned(),
@@ -99,7 +107,7 @@ fn no_content_type_and_not_utf8_is_described() {
     let answer = interpret(&read(200, None, &[0xff, 0xfe, 0x00]), &masker());
     assert_eq!(
         answer,
-        ok("[BODY_NOT_TEXT] upstream answered 200 OK with 3 bytes of no content type, which is not text and is not shown")
+        noted(ErrorCode::BodyNotText, "[BODY_NOT_TEXT] upstream answered 200 OK with 3 bytes of no content type, which is not text and is not shown")
     );
 }
 
@@ -109,7 +117,7 @@ fn binary_is_described_by_size_and_type() {
     let answer = interpret(&read(200, Some("image/png"), &body), &masker());
     assert_eq!(
         answer,
-        ok("[BODY_NOT_TEXT] upstream answered 200 OK with 2048 bytes of type image/png, which is not text and is not shown")
+        noted(ErrorCode::BodyNotText, "[BODY_NOT_TEXT] upstream answered 200 OK with 2048 bytes of type image/png, which is not text and is not shown")
     );
 }
 
@@ -130,7 +138,10 @@ fn cut_binary_is_more_than_the_limit() {
 fn empty_success_says_so() {
     assert_eq!(
         interpret(&read(204, None, b""), &masker()),
-        ok("[BODY_EMPTY] upstream answered 204 No Content with an empty body")
+        noted(
+            ErrorCode::BodyEmpty,
+            "[BODY_EMPTY] upstream answered 204 No Content with an empty body"
+        )
     );
 }
 
