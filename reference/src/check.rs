@@ -15,6 +15,8 @@ mod json;
 mod set;
 mod violation;
 
+use std::collections::HashSet;
+
 use serde_json::{Map, Value};
 
 use compile::{Additional, Node, NodeId, Target};
@@ -34,6 +36,12 @@ const MAX_REFERENCE_HOPS: u8 = 32;
 pub struct Validator {
     nodes: Vec<Node>,
     root: Target,
+    /// Whether a value can meet one node along several paths: some node has
+    /// a `$ref` and keywords for its children beside it, so the children are
+    /// checked against both. Each level of nesting multiplies the paths (a
+    /// chain of seven such schemas checks a value eight levels deep 7^8
+    /// times), so such a walk checks each value against each node once.
+    converging: bool,
 }
 
 impl Validator {
@@ -42,15 +50,27 @@ impl Validator {
     /// (TC-CHECK-012), so they are left to the API like everything unchecked.
     pub fn compile(input_schema: &Map<String, Value>) -> Validator {
         let (nodes, root) = compile::compile(input_schema);
-        Validator { nodes, root }
+        let converging = nodes.iter().any(|node| {
+            node.reference.is_some()
+                && (node.items.is_some()
+                    || !node.properties.is_empty()
+                    || matches!(node.additional, Additional::Schema(_)))
+        });
+        Validator {
+            nodes,
+            root,
+            converging,
+        }
     }
 
     /// Checks the arguments and reports every wrong place, not just the first
-    /// (TC-CHECK-013). Nothing is allocated when the arguments are valid.
+    /// (TC-CHECK-013). Nothing is allocated when the arguments are valid,
+    /// unless children's keywords sit beside a `$ref` somewhere in the schema.
     pub fn validate(&self, arguments: &Value) -> Result<(), Vec<Violation>> {
         let mut walk = Walk {
             nodes: &self.nodes,
             violations: Vec::new(),
+            visited: self.converging.then(HashSet::new),
         };
         walk.visit(self.root.node, arguments, None, 0, self.root.hops);
         if walk.violations.is_empty() {
@@ -117,6 +137,10 @@ fn push_escaped(pointer: &mut String, key: &str) {
 struct Walk<'n> {
     nodes: &'n [Node],
     violations: Vec<Violation>,
+    /// For a converging schema: the node, the value's address and the
+    /// reference hops of every visit so far. A value's address fixes its
+    /// place and depth, so a second visit would only repeat the first.
+    visited: Option<HashSet<(NodeId, usize, u8)>>,
 }
 
 impl Walk<'_> {
@@ -145,6 +169,12 @@ impl Walk<'_> {
         let Some(node) = nodes.get(id) else {
             return;
         };
+        if let Some(visited) = &mut self.visited {
+            let address = std::ptr::from_ref(value).addr();
+            if !visited.insert((id, address, reference_hops)) {
+                return;
+            }
+        }
         if node.rejects_everything {
             self.report(location, None, Problem::NotAllowed);
             return;

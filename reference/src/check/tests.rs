@@ -390,6 +390,33 @@ fn skipping_bare_references_keeps_the_hop_count() {
 }
 
 #[test]
+fn children_keywords_beside_references_check_each_value_once() {
+    // Found by fuzzing (issue 9): each `D` checks its members against `D1`
+    // and references the next, so a member met `D1` once per `D` in the
+    // chain, and a value n levels down 4^n times: an object 8 deep gave
+    // 65,536 copies of one violation, and a longer chain exhausted memory.
+    let validator = Validator::compile(&schema(json!({
+        "type": "object",
+        "properties": {"x": {"$ref": "#/$defs/D1"}},
+        "$defs": {
+            "D1": {"$ref": "#/$defs/D2", "additionalProperties": {"$ref": "#/$defs/D1"}},
+            "D2": {"$ref": "#/$defs/D3", "additionalProperties": {"$ref": "#/$defs/D1"}},
+            "D3": {"$ref": "#/$defs/D4", "additionalProperties": {"$ref": "#/$defs/D1"}},
+            "D4": {"additionalProperties": {"$ref": "#/$defs/D1"}, "const": {}}
+        }
+    })));
+    let (_, deep) = nested(8, json!({}));
+    let found = problems(&validator, json!({ "x": deep }));
+    // One `const` violation per object checked: `x` and the seven levels
+    // below it (deeper ones are left to the API, TC-CHECK-011).
+    let pointers: Vec<&str> = found.iter().map(|(pointer, _)| pointer.as_str()).collect();
+    assert_eq!(pointers.len(), 8, "{pointers:?}");
+    assert!(found
+        .iter()
+        .all(|(_, problem)| *problem == Problem::NotConst));
+}
+
+#[test]
 fn reference_to_an_escaped_name_resolves() {
     let validator = Validator::compile(&schema(json!({
         "properties": {"x": {"$ref": "#/$defs/a~1b%20c"}},
