@@ -9,7 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use hosted_mcp_gateway::convert::{self, Catalogue, CredentialPlacement};
 use hosted_mcp_gateway::gateway::{Gateway, Limits, UpstreamConfig, DEFAULT_CALLS_IN_FLIGHT};
 use hosted_mcp_gateway::load;
-use hosted_mcp_gateway::mcp::{self, HttpAccess, McpServer};
+use hosted_mcp_gateway::mcp::{self, HttpAccess, McpServer, Sessions};
 use hosted_mcp_gateway::secret::Secret;
 
 /// What is logged when RUST_LOG does not say.
@@ -110,6 +110,12 @@ struct ServeArgs {
     /// to the 15-second deadline, then get GATEWAY_BUSY.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_CALLS_IN_FLIGHT, value_parser = calls_in_flight)]
     max_calls: usize,
+    /// Serve clients of the `initialize` era without sessions, so that several
+    /// copies can run behind a load balancer with no stickiness. Without it,
+    /// such a client's session lives in one process and its requests must all
+    /// reach that process. (2026-07-28 clients never have sessions.)
+    #[arg(long, conflicts_with = "stdio")]
+    stateless: bool,
 }
 
 fn calls_in_flight(text: &str) -> Result<usize, String> {
@@ -212,7 +218,12 @@ fn serve(args: ServeArgs) -> Result<(), String> {
                     allowed_hosts: args.allowed_hosts,
                     allowed_origins: args.allowed_origins,
                 };
-                mcp::serve_http(server, listener, access, shutdown_signal()).await
+                let sessions = if args.stateless {
+                    Sessions::Stateless
+                } else {
+                    Sessions::InMemory
+                };
+                mcp::serve_http(server, listener, access, sessions, shutdown_signal()).await
             }
         })
         .map_err(|e| e.to_string())

@@ -199,11 +199,27 @@ pub struct HttpAccess {
     pub allowed_origins: Vec<String>,
 }
 
+/// How clients of the `initialize` era are served over HTTP. The 2026-07-28
+/// era has no sessions either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sessions {
+    /// `initialize` opens a session (`Mcp-Session-Id`) that lives in this
+    /// process's memory: a client must keep reaching this process.
+    #[default]
+    InMemory,
+    /// No sessions: every POST stands on its own and is answered on its own
+    /// response, so copies of the gateway behind a load balancer need no
+    /// stickiness. There is no standalone GET stream to push messages on,
+    /// which this gateway never sends.
+    Stateless,
+}
+
 /// Serves MCP over Streamable HTTP at [`ENDPOINT`] on `listener` until `shutdown` completes.
 pub async fn serve_http(
     server: McpServer,
     listener: TcpListener,
     access: HttpAccess,
+    sessions: Sessions,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let cancel = CancellationToken::new();
@@ -221,12 +237,13 @@ pub async fn serve_http(
         // than an SSE stream of one event, when it is a single message: no
         // stream task, keep-alive timer or chunked framing per call.
         .with_json_response(true)
+        .with_legacy_session_mode(sessions == Sessions::InMemory)
         .with_cancellation_token(cancel.clone());
     let tools = Arc::clone(&server.tools);
     let calls = server.calls.clone();
     let connections = GracefulShutdown::new();
     let service: StreamableHttpService<McpServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server.clone()), sessions().into(), config);
+        StreamableHttpService::new(move || Ok(server.clone()), session_manager().into(), config);
 
     tokio::pin!(shutdown);
     let mut pause = ACCEPT_PAUSE_MIN;
@@ -326,7 +343,7 @@ const ACCEPT_PAUSE_MAX: Duration = Duration::from_millis(500);
 /// minute after it was sent). Nothing is kept once a request has been
 /// answered: a tools/call answer is one message on its POST's own stream
 /// (TC-PROTO-008), so there is nothing left to resume.
-fn sessions() -> LocalSessionManager {
+fn session_manager() -> LocalSessionManager {
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.completed_cache_ttl = Duration::ZERO;
     sessions

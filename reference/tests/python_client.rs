@@ -8,63 +8,11 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::Mutex;
+use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
-use support::{fixture, free_port, wait_listening, GATEWAY};
-
-fn manifest_dir() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The venv's python, creating the venv and installing the SDK when the
-/// requirements changed since the last install.
-fn python() -> PathBuf {
-    static INSTALL: Mutex<()> = Mutex::new(());
-    let _guard = INSTALL
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-
-    let requirements = manifest_dir().join("tests/python/requirements.txt");
-    let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt is readable");
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-mcp-sdk");
-    let python = venv.join("bin/python");
-    let stamp = venv.join("installed-requirements.txt");
-    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
-        return python;
-    }
-    run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv));
-    run_checked(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "-r",
-            ])
-            .arg(&requirements),
-    );
-    std::fs::write(&stamp, wanted).expect("stamp is writable");
-    python
-}
-
-fn run_checked(command: &mut Command) -> Output {
-    let output = command
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
+use support::{fixture, free_port, manifest_dir, python, run_checked, wait_listening, GATEWAY};
 
 /// The tools the gateway itself says it serves, from `hosted-mcp-gateway tools`.
 fn expected_tools() -> Vec<Value> {

@@ -3,7 +3,9 @@
 #![allow(dead_code)] // each test file uses its own part
 
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 pub const GATEWAY: &str = env!("CARGO_BIN_EXE_hosted-mcp-gateway");
@@ -77,4 +79,55 @@ pub fn terminate(child: &std::process::Child) {
         .status()
         .expect("kill runs");
     assert!(sent.success(), "kill -TERM failed");
+}
+
+/// The reference crate's own directory.
+pub fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The venv's python, creating the venv and installing the SDK when the
+/// requirements changed since the last install.
+pub fn python() -> PathBuf {
+    static INSTALL: Mutex<()> = Mutex::new(());
+    let _guard = INSTALL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+
+    let requirements = manifest_dir().join("tests/python/requirements.txt");
+    let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt is readable");
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-mcp-sdk");
+    let python = venv.join("bin/python");
+    let stamp = venv.join("installed-requirements.txt");
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
+        return python;
+    }
+    run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv));
+    run_checked(
+        Command::new(&python)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-r",
+            ])
+            .arg(&requirements),
+    );
+    std::fs::write(&stamp, wanted).expect("stamp is writable");
+    python
+}
+
+pub fn run_checked(command: &mut Command) -> Output {
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
 }

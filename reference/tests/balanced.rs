@@ -1,0 +1,215 @@
+//! Several copies behind a load balancer: three gateways behind nginx
+//! (round-robin, no stickiness), and the official MCP Python SDK making 300
+//! calls through it in each protocol era. With `--stateless` every call is
+//! answered; with the default in-memory sessions the `initialize` era cannot
+//! work there, which is why the option exists.
+//!
+//! Needs nginx (Debian's package `nginx`; `.ci/run` installs it) and, like
+//! `python_client.rs`, python3 with PyPI the first time.
+
+#![cfg(unix)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::Value;
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use support::{fixture, free_port, manifest_dir, python, wait_listening, GATEWAY};
+
+const CALLS: u64 = 300;
+const COPIES: usize = 3;
+
+/// Answers `GET /pets/{id}` with the id asked for.
+struct EchoId;
+
+impl Respond for EchoId {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let id = request.url.path().rsplit('/').next().unwrap_or_default();
+        ResponseTemplate::new(200).set_body_raw(format!("{{\"id\":\"{id}\"}}"), "application/json")
+    }
+}
+
+/// Child processes killed and reaped when the test ends, however it ends.
+struct Processes(Vec<Child>);
+
+impl Drop for Processes {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn nginx() -> PathBuf {
+    ["/usr/sbin/nginx", "/usr/bin/nginx"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|path| path.is_file())
+        .expect("nginx is not installed: install Debian's package `nginx`, as .ci/run does")
+}
+
+/// nginx in the foreground on `port`, balancing round-robin over `backends`,
+/// with every file it writes under `dir`.
+fn start_nginx(dir: &Path, port: u16, backends: &[u16]) -> Child {
+    let servers: String = backends
+        .iter()
+        .map(|backend| format!("        server 127.0.0.1:{backend};\n"))
+        .collect();
+    let dir_text = dir.display();
+    let config = format!(
+        "daemon off;\n\
+         worker_processes 1;\n\
+         pid {dir_text}/nginx.pid;\n\
+         error_log {dir_text}/error.log warn;\n\
+         events {{ worker_connections 512; }}\n\
+         http {{\n\
+         \x20   access_log off;\n\
+         \x20   client_body_temp_path {dir_text}/body;\n\
+         \x20   proxy_temp_path {dir_text}/proxy;\n\
+         \x20   fastcgi_temp_path {dir_text}/fastcgi;\n\
+         \x20   uwsgi_temp_path {dir_text}/uwsgi;\n\
+         \x20   scgi_temp_path {dir_text}/scgi;\n\
+         \x20   upstream gateways {{\n{servers}    }}\n\
+         \x20   server {{\n\
+         \x20       listen 127.0.0.1:{port};\n\
+         \x20       location / {{\n\
+         \x20           proxy_pass http://gateways;\n\
+         \x20           proxy_http_version 1.1;\n\
+         \x20           proxy_set_header Connection \"\";\n\
+         \x20           proxy_set_header Host $http_host;\n\
+         \x20           proxy_buffering off;\n\
+         \x20       }}\n\
+         \x20   }}\n\
+         }}\n"
+    );
+    let config_path = dir.join("nginx.conf");
+    std::fs::write(&config_path, config).expect("the nginx config is writable");
+    let child = Command::new(nginx())
+        .arg("-p")
+        .arg(dir)
+        .arg("-c")
+        .arg(&config_path)
+        .arg("-e")
+        .arg(dir.join("error.log"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("nginx starts");
+    wait_listening(port);
+    child
+}
+
+/// Three gateways in front of one upstream, nginx in front of them; the
+/// balanced endpoint's URL.
+async fn balanced(extra: &[&str], name: &str) -> (Processes, String, MockServer) {
+    let upstream = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(EchoId)
+        .mount(&upstream)
+        .await;
+    let mut processes = Processes(Vec::new());
+    let mut backends = Vec::new();
+    for _ in 0..COPIES {
+        let port = free_port();
+        processes.0.push(
+            Command::new(GATEWAY)
+                .args(["serve", "--openapi"])
+                .arg(fixture())
+                .args(["--base-url", &upstream.uri(), "--listen"])
+                .arg(format!("127.0.0.1:{port}"))
+                .args(extra)
+                .env("RUST_LOG", "warn")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("a gateway starts"),
+        );
+        wait_listening(port);
+        backends.push(port);
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("nginx-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("nginx's directory");
+    let port = free_port();
+    processes.0.push(start_nginx(&dir, port, &backends));
+    (processes, format!("http://127.0.0.1:{port}/mcp"), upstream)
+}
+
+fn calls_through_sdk(url: &str, era: &str) -> Output {
+    let script = manifest_dir().join("tests/python/call_tools.py");
+    Command::new(python())
+        .arg(script)
+        .args([url, era, &CALLS.to_string()])
+        .output()
+        .expect("python runs")
+}
+
+fn answered(output: &Output) -> Value {
+    assert!(
+        output.status.success(),
+        "the SDK's calls failed: {}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("the script prints JSON")
+}
+
+/// Each call of both eras reached the API once: none lost, none repeated.
+async fn assert_one_upstream_request_per_call(upstream: &MockServer) {
+    let requests = upstream.received_requests().await.unwrap_or_default();
+    assert_eq!(
+        requests.len(),
+        2 * CALLS as usize,
+        "one upstream request per call"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stateless_copies_answer_every_call_in_both_eras() {
+    let (_processes, url, upstream) = balanced(&["--stateless"], "stateless").await;
+
+    for (era, protocols) in [
+        ("handshake", &["2025-06-18", "2025-11-25"][..]),
+        ("discover", &["2026-07-28"][..]),
+    ] {
+        let seen = answered(&calls_through_sdk(&url, era));
+        assert!(
+            protocols.contains(&seen["protocol"].as_str().unwrap_or_default()),
+            "{era}: negotiated {}",
+            seen["protocol"]
+        );
+        assert_eq!(
+            seen["answered"], CALLS,
+            "{era}: calls not answered with their own result: {}",
+            seen["wrong"]
+        );
+    }
+    assert_one_upstream_request_per_call(&upstream).await;
+}
+
+/// The reason for `--stateless`: with sessions in one process's memory, a
+/// client of the `initialize` era whose requests land on another copy fails.
+#[tokio::test(flavor = "multi_thread")]
+async fn sessions_in_memory_do_not_survive_round_robin() {
+    let (_processes, url, _upstream) = balanced(&[], "sessions").await;
+
+    let output = calls_through_sdk(&url, "handshake");
+    let all_answered = output.status.success()
+        && serde_json::from_slice::<Value>(&output.stdout)
+            .is_ok_and(|seen| seen["answered"] == CALLS);
+    assert!(
+        !all_answered,
+        "every call was answered through round-robin with in-memory sessions"
+    );
+    // It fails because another copy does not know the session.
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        said.contains("404") || said.to_lowercase().contains("session"),
+        "the calls failed for another reason than the session: {said}"
+    );
+}
