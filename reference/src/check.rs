@@ -1,6 +1,6 @@
 //! Argument checking: each tool's input schema compiled once, every call checked against it.
 //!
-//! Rules: TC-CHECK-001 … TC-CHECK-015 (see `docs/rules.md`).
+//! Rules: TC-CHECK-001 … TC-CHECK-016 (see `docs/rules.md`).
 //!
 //! Compilation turns the schema into an arena of nodes, with every
 //! local `$ref` already pointing at an arena index, so a call never resolves a
@@ -12,6 +12,7 @@
 mod compile;
 mod format;
 mod json;
+mod pattern;
 mod set;
 mod violation;
 
@@ -299,13 +300,14 @@ impl Walk<'_> {
                 self.report(location, None, Problem::TooManyItems { max });
             }
         }
+        // TC-CHECK-016: `items` is about the items after `prefixItems`.
         let Some(item_schema) = node.items else {
             return;
         };
         if depth + 1 > MAX_CHECKED_DEPTH {
             return;
         }
-        for (index, item) in items.iter().enumerate() {
+        for (index, item) in items.iter().enumerate().skip(node.prefix_items) {
             let here = Location {
                 parent: location,
                 segment: Segment::Index(index),
@@ -336,6 +338,9 @@ impl Walk<'_> {
                     required_seen += usize::from(property.required);
                     property.target
                 }
+                // TC-CHECK-016: a member that a `patternProperties`
+                // pattern may name is not additional.
+                None if node.patterns.iter().any(|pattern| pattern.may_match(name)) => continue,
                 None => match node.additional {
                     Additional::Any => continue,
                     Additional::Forbidden => {

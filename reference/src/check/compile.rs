@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Number, Value};
 
 use super::format::Format;
+use super::pattern::NamePattern;
 use super::set::{Enumeration, Names};
 use super::violation::TypeSet;
 use super::MAX_REFERENCE_HOPS;
@@ -60,7 +61,13 @@ pub(super) struct Node {
     /// Required names without a `properties` entry, looked up in the members.
     pub required_elsewhere: Box<[String]>,
     pub properties: Names<Property>,
+    /// The `patternProperties` names: a member that may match one is not
+    /// additional. Their schemas are not checked (TC-CHECK-012).
+    pub patterns: Box<[NamePattern]>,
     pub additional: Additional,
+    /// How many items `prefixItems` describes: `items` is about the items
+    /// after them. The prefix schemas themselves are not checked.
+    pub prefix_items: usize,
     pub items: Option<Target>,
     pub enumeration: Option<Enumeration>,
     pub constant: Option<Value>,
@@ -88,7 +95,9 @@ impl Node {
             required_properties: _,
             required_elsewhere: _,
             properties,
+            patterns,
             additional,
+            prefix_items: _,
             items,
             enumeration,
             constant,
@@ -106,6 +115,7 @@ impl Node {
             && types.is_none()
             && required.is_empty()
             && properties.is_empty()
+            && patterns.is_empty()
             && *additional == Additional::Any
             && items.is_none()
             && enumeration.is_none()
@@ -307,6 +317,18 @@ impl<'s> Compiler<'s> {
                 Additional::Schema(Target::new(self.compile(schema)))
             }
             Some(_) => Additional::Any,
+        };
+        if let Some(Value::Object(patterns)) = keywords.get("patternProperties") {
+            node.patterns = patterns
+                .keys()
+                .map(|pattern| NamePattern::new(pattern))
+                .collect();
+        }
+        node.prefix_items = match keywords.get("prefixItems") {
+            None => 0,
+            Some(Value::Array(prefix)) => prefix.len(),
+            // Where `items` starts is unknown, so it is not checked at all.
+            Some(_) => usize::MAX,
         };
         node.items = match keywords.get("items") {
             Some(schema @ (Value::Object(_) | Value::Bool(_))) => {

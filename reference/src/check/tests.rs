@@ -577,3 +577,89 @@ fn valid_arguments_pass() {
         Ok(())
     );
 }
+
+/// Issue 7: what `additionalProperties` forbids is what neither `properties`
+/// nor `patternProperties` names. Patterns are not checked (TC-CHECK-012),
+/// so a member whose name could match one is never additional.
+#[rstest]
+#[case::prefix_matches(json!({"^x-": {}}), "x-trace", true)]
+#[case::prefix_does_not_match(json!({"^x-": {}}), "trace", false)]
+#[case::anywhere_matches(json!({"_id": {}}), "user_id", true)]
+#[case::anywhere_does_not_match(json!({"_id": {}}), "userid", false)]
+#[case::escaped_literal(json!({"^a\\.b": {}}), "a.b.c", true)]
+#[case::escaped_literal_differs(json!({"^a\\.b": {}}), "aXb", false)]
+#[case::class_after_prefix(json!({"^[a-z]+$": {}}), "lower", true)]
+#[case::class_may_match_anything(json!({"^[a-z]+$": {}}), "UPPER", true)]
+#[case::optional_last_character(json!({"^ab?c": {}}), "ac", true)]
+#[case::starred_last_character(json!({"^ab*": {}}), "a", true)]
+#[case::braced_last_character(json!({"^ab{0,1}": {}}), "a", true)]
+#[case::plus_keeps_the_character(json!({"^ab+": {}}), "a", false)]
+#[case::alternation(json!({"^a|b": {}}), "b", true)]
+#[case::unevaluable(json!({"^a(": {}}), "b", true)]
+#[case::class_escape(json!({"^\\d": {}}), "x", true)]
+#[case::any_of_several(json!({"^a": {}, "^b": {}}), "b", true)]
+#[case::pattern_schema_false_is_not_checked(json!({"^x-": false}), "x-trace", true)]
+fn pattern_properties_are_not_additional(
+    #[case] patterns: Value,
+    #[case] name: &str,
+    #[case] valid: bool,
+) {
+    for additional in [json!(false), json!({"type": "integer"})] {
+        let property = json!({
+            "type": "object",
+            "properties": {"known": {"type": "string"}},
+            "patternProperties": patterns,
+            "additionalProperties": additional
+        });
+        assert_eq!(
+            accepts(property, json!({ "known": "a", name: "text" })),
+            valid,
+            "{name} beside additionalProperties {additional}"
+        );
+    }
+}
+
+/// Issue 7: `items` is about the items after `prefixItems`, whose own schemas
+/// are not checked (TC-CHECK-012).
+#[rstest]
+#[case::none(json!([]), true)]
+#[case::within_the_prefix(json!([1, "a"]), true)]
+#[case::prefix_not_checked(json!(["a", 1]), true)]
+#[case::one_too_many(json!([1, "a", true]), false)]
+fn items_false_after_prefix_items_allows_the_prefix(#[case] value: Value, #[case] valid: bool) {
+    let property = json!({
+        "type": "array",
+        "prefixItems": [{"type": "integer"}, {"type": "string"}],
+        "items": false
+    });
+    assert_eq!(accepts(property, value), valid);
+}
+
+#[test]
+fn items_after_prefix_items_are_checked_from_their_index() {
+    let validator = one_property(json!({
+        "type": "array",
+        "prefixItems": [{"type": "string"}],
+        "items": {"type": "integer"}
+    }));
+    assert_eq!(validator.validate(&json!({"x": ["a", 1, 2]})), Ok(()));
+    assert_eq!(
+        problems(&validator, json!({"x": ["a", 1, "b"]})),
+        vec![(
+            "/x/2".to_owned(),
+            Problem::WrongType {
+                expected: TypeSet::from_keyword(&json!("integer")).expect("type"),
+                found: JsonType::String
+            }
+        )]
+    );
+}
+
+#[rstest]
+#[case::additional_items(json!({"type": "array", "items": {"type": "integer"}, "additionalItems": false}), json!([1, 2]))]
+#[case::tuple_items(json!({"type": "array", "items": [{"type": "integer"}]}), json!(["a", "b"]))]
+#[case::unevaluated_items(json!({"type": "array", "prefixItems": [{}], "unevaluatedItems": false}), json!([1]))]
+#[case::unevaluated_properties(json!({"type": "object", "properties": {"a": {}}, "unevaluatedProperties": false}), json!({"a": 1}))]
+fn other_item_and_member_keywords_refuse_nothing(#[case] property: Value, #[case] value: Value) {
+    assert!(accepts(property, value));
+}

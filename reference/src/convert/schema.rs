@@ -218,6 +218,7 @@ impl<'d> SchemaTranslator<'d> {
         let openapi30 = self.document.dialect == Dialect::OpenApi30;
         let exclusive_minimum = members.get("exclusiveMinimum") == Some(&Value::Bool(true));
         let exclusive_maximum = members.get("exclusiveMaximum") == Some(&Value::Bool(true));
+        let tuple_items = members.get("items").is_some_and(Value::is_array);
         let mut out = Map::new();
         for (keyword, value) in members {
             let keyword = keyword.as_str();
@@ -256,6 +257,11 @@ impl<'d> SchemaTranslator<'d> {
                     } else {
                         out.insert(keyword.into(), self.schema(value, walk)?);
                     }
+                }
+                // Beside the tuple form of `items`, `additionalItems` is about the
+                // items after the tuple: what 2020-12 says with `items`.
+                "additionalItems" if tuple_items => {
+                    out.insert("items".into(), self.schema(value, walk)?);
                 }
                 _ if SCHEMA_KEYWORDS.contains(&keyword) => {
                     out.insert(keyword.into(), self.schema(value, walk)?);

@@ -557,3 +557,39 @@ fn the_default_credential_follows_the_first_usable_requirement() {
     );
     assert_eq!(credential(""), None);
 }
+
+#[test]
+fn tuple_items_become_prefix_items_and_additional_items_the_rest() {
+    let tool = only_tool(
+        "openapi: 3.0.3
+paths:
+  /a:
+    get:
+      parameters:
+        - name: pair
+          in: query
+          schema: {type: array, items: [{type: integer}, {type: string}], additionalItems: false}
+        - name: open
+          in: query
+          schema: {type: array, items: [{type: integer}]}
+        - name: plain
+          in: query
+          schema: {type: array, items: {type: integer}, additionalItems: false}
+",
+    );
+    assert_eq!(
+        schema(&tool)["properties"],
+        json!({
+            "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}], "items": false},
+            "open": {"type": "array", "prefixItems": [{"type": "integer"}]},
+            "plain": {"type": "array", "items": {"type": "integer"}, "additionalItems": false}
+        })
+    );
+    // What the published schema allows, the checker allows (TC-CHECK-016).
+    let validator = crate::check::Validator::compile(&tool.input_schema);
+    assert_eq!(
+        validator.validate(&json!({"pair": [1, "a"], "open": [1, 2, 3], "plain": [1, 2]})),
+        Ok(())
+    );
+    assert!(validator.validate(&json!({"pair": [1, "a", 2]})).is_err());
+}
