@@ -60,7 +60,7 @@ pub fn build(
             let unconstrained = json!({});
             let schema = media.schema.as_ref().unwrap_or(&unconstrained);
             let at = body.at.key("content").key(&media.name).key("schema");
-            let translated = schemas.translate(schema, &at)?;
+            let translated = schemas.translate_request_body(schema, &at)?;
             refs.extend(translated.refs);
             let property = with_description(translated.schema, body.description.as_deref());
             properties.insert(BODY_ARGUMENT.into(), property);

@@ -392,11 +392,11 @@ paths:
           schema: {type: [integer, 'null'], exclusiveMinimum: 0, nullable: true, $id: 'urn:x'}
 ",
     );
-    // `nullable` means nothing in 3.1 and is kept as an unknown keyword; `$id` would
-    // move the base of the rewritten references, so it goes.
+    // `$id` would move the base of the rewritten references, so it goes;
+    // `nullable` is honoured (TC-SCHEMA-008) and goes too.
     assert_eq!(
         schema(&tool)["properties"]["n"],
-        json!({"type": ["integer", "null"], "exclusiveMinimum": 0, "nullable": true})
+        json!({"type": ["integer", "null"], "exclusiveMinimum": 0})
     );
 }
 
@@ -592,4 +592,311 @@ paths:
         Ok(())
     );
     assert!(validator.validate(&json!({"pair": [1, "a", 2]})).is_err());
+}
+
+/// The pet shared by the `nullable` tests below.
+const NULLABLE_PETS: &str = "
+components:
+  schemas:
+    Pet:
+      type: object
+      required: [name]
+      properties:
+        name: {type: string}
+        owner: {$ref: '#/components/schemas/Owner'}
+    Owner: {type: object, properties: {email: {type: string, format: email}}}
+    Mixed: {oneOf: [{type: string}, {type: integer}]}
+paths:
+  /pets:
+    post:
+      operationId: addPet
+      parameters:
+        - {name: beside, in: query, schema: {$ref: '#/components/schemas/Pet', nullable: true}}
+        - name: wrapped
+          in: query
+          schema: {nullable: true, description: The pet, allOf: [{$ref: '#/components/schemas/Pet'}]}
+        - name: both
+          in: query
+          schema:
+            nullable: true
+            allOf: [{$ref: '#/components/schemas/Pet'}, {type: object, required: [owner]}]
+        - {name: plain, in: query, schema: {$ref: '#/components/schemas/Pet'}}
+        - {name: either, in: query, schema: {$ref: '#/components/schemas/Mixed', nullable: true}}
+        - {name: fixed, in: query, schema: {const: 3, nullable: true}}
+";
+
+#[rstest::rstest]
+#[case::openapi_30("openapi: 3.0.3")]
+#[case::openapi_31("openapi: 3.1.0")]
+fn nullable_beside_a_ref_or_an_all_of_admits_null(#[case] version: &str) {
+    let tool = only_tool(&format!("{version}{NULLABLE_PETS}"));
+    let pet_nullable = json!({
+        "type": ["object", "null"],
+        "required": ["name"],
+        "properties": {"name": {"type": "string"}, "owner": {"$ref": "#/$defs/Owner"}}
+    });
+    assert_eq!(
+        schema(&tool)["properties"],
+        json!({
+            "beside": {"$ref": "#/$defs/Pet_nullable"},
+            // The only schema of the `allOf` takes its place.
+            "wrapped": {"description": "The pet", "$ref": "#/$defs/Pet_nullable"},
+            "both": {"allOf": [
+                {"$ref": "#/$defs/Pet_nullable"},
+                {"type": ["object", "null"], "required": ["owner"]}
+            ]},
+            "plain": {"$ref": "#/$defs/Pet"},
+            "either": {"$ref": "#/$defs/Mixed_nullable"},
+            "fixed": {"anyOf": [{"const": 3}, {"type": "null"}]}
+        })
+    );
+    let defs = &schema(&tool)["$defs"];
+    assert_eq!(defs["Pet_nullable"], pet_nullable);
+    assert_eq!(defs["Pet"]["type"], json!("object"));
+    // A `oneOf` cannot take null in place.
+    assert_eq!(
+        defs["Mixed_nullable"],
+        json!({"anyOf": [{"oneOf": [{"type": "string"}, {"type": "integer"}]}, {"type": "null"}]})
+    );
+    assert_eq!(
+        defs.as_object()
+            .map(|d| d.keys().cloned().collect::<Vec<_>>()),
+        Some(vec![
+            "Pet_nullable".into(),
+            "Pet".into(),
+            "Mixed_nullable".into(),
+            "Owner".into()
+        ])
+    );
+}
+
+/// End to end: what the published schema admits, the checker admits, and a
+/// value of the wrong type is still refused.
+#[test]
+fn null_beside_a_ref_passes_the_check_and_a_wrong_type_does_not() {
+    let tool = only_tool(&format!("openapi: 3.0.3{NULLABLE_PETS}"));
+    let validator = crate::check::Validator::compile(&tool.input_schema);
+    for accepted in [
+        json!({"beside": null, "wrapped": null, "both": null, "either": null, "fixed": null}),
+        json!({"beside": {"name": "Rex"}, "wrapped": {"name": "Rex"}, "fixed": 3}),
+    ] {
+        assert_eq!(validator.validate(&accepted), Ok(()), "{accepted}");
+    }
+    for refused in [
+        json!({"beside": "Rex"}),
+        json!({"wrapped": 7}),
+        json!({"beside": {}}),
+        json!({"wrapped": {"name": "Rex", "owner": {"email": "nope"}}}),
+        json!({"plain": null}),
+    ] {
+        assert!(validator.validate(&refused).is_err(), "{refused}");
+    }
+}
+
+#[test]
+fn nullable_false_and_nullable_without_a_type_change_nothing() {
+    let tool = only_tool(
+        "openapi: 3.1.0
+paths:
+  /a:
+    get:
+      parameters:
+        - {name: off, in: query, schema: {type: string, nullable: false}}
+        - {name: loose, in: query, schema: {nullable: true, minLength: 2}}
+",
+    );
+    assert_eq!(
+        schema(&tool)["properties"],
+        json!({"off": {"type": "string"}, "loose": {"minLength": 2}})
+    );
+}
+
+/// A pet whose `id` the server assigns, shared by a parameter and a request body.
+const READ_ONLY_PETS: &str = "openapi: 3.0.3
+components:
+  schemas:
+    Pet:
+      type: object
+      required: [id, name, password]
+      properties:
+        id: {type: integer, readOnly: true}
+        name: {type: string}
+        password: {type: string, writeOnly: true}
+        created: {$ref: '#/components/schemas/Stamp'}
+        owner: {$ref: '#/components/schemas/Owner'}
+        tags: {type: array, items: {$ref: '#/components/schemas/Tag'}}
+    Stamp: {type: string, format: date-time, readOnly: true}
+    Owner: {type: object, properties: {email: {type: string}}}
+    Tag:
+      type: object
+      required: [id, label]
+      properties:
+        id: {readOnly: true, allOf: [{type: integer}]}
+        label: {type: string}
+    NewPet:
+      allOf: [{$ref: '#/components/schemas/Pet'}]
+      required: [id, name, kind]
+      properties:
+        kind: {type: string}
+paths:
+  /pets:
+    put:
+      operationId: replacePet
+      parameters:
+        - {name: like, in: query, schema: {$ref: '#/components/schemas/Pet'}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Pet'}
+    post:
+      operationId: addPet
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [serial, pet]
+              properties:
+                serial: {type: string, readOnly: true}
+                pet: {$ref: '#/components/schemas/NewPet'}
+                owner: {$ref: '#/components/schemas/Owner'}
+";
+
+#[test]
+fn read_only_properties_leave_the_request_body_only() {
+    let tools = catalogue(READ_ONLY_PETS).tools;
+    let replace = schema(&tools[0]);
+    // The parameter keeps the schema as written.
+    assert_eq!(
+        replace["properties"]["like"],
+        json!({"$ref": "#/$defs/Pet"})
+    );
+    assert_eq!(
+        replace["$defs"]["Pet"]["required"],
+        json!(["id", "name", "password"])
+    );
+    assert_eq!(
+        replace["$defs"]["Pet"]["properties"]["id"]["readOnly"],
+        json!(true)
+    );
+    // The body's copy has neither `id` nor `created` (read-only through its
+    // `$ref`); `password` is write-only and stays.
+    assert_eq!(
+        replace["properties"]["body"],
+        json!({"$ref": "#/$defs/Pet_request"})
+    );
+    assert_eq!(
+        replace["$defs"]["Pet_request"],
+        json!({
+            "type": "object",
+            "required": ["name", "password"],
+            "properties": {
+                "name": {"type": "string"},
+                "password": {"type": "string", "writeOnly": true},
+                "owner": {"$ref": "#/$defs/Owner"},
+                "tags": {"type": "array", "items": {"$ref": "#/$defs/Tag_request"}}
+            }
+        })
+    );
+    assert_eq!(
+        replace["$defs"]["Tag_request"],
+        json!({"type": "object", "required": ["label"], "properties": {"label": {"type": "string"}}})
+    );
+    // A schema with nothing read-only has one form only.
+    assert!(replace["$defs"].get("Owner_request").is_none());
+    assert_eq!(
+        replace["$defs"]
+            .as_object()
+            .map(|d| d.keys().cloned().collect::<Vec<_>>()),
+        Some(vec![
+            "Pet".into(),
+            "Pet_request".into(),
+            "Stamp".into(),
+            "Owner".into(),
+            "Tag".into(),
+            "Tag_request".into()
+        ])
+    );
+}
+
+#[test]
+fn read_only_properties_inherited_through_all_of_leave_required_too() {
+    let tools = catalogue(READ_ONLY_PETS).tools;
+    let add = schema(&tools[1]);
+    assert_eq!(
+        add["properties"]["body"],
+        json!({
+            "type": "object",
+            "required": ["pet"],
+            "properties": {
+                "pet": {"$ref": "#/$defs/NewPet_request"},
+                "owner": {"$ref": "#/$defs/Owner"}
+            }
+        })
+    );
+    assert_eq!(
+        add["$defs"]["NewPet_request"],
+        json!({
+            "allOf": [{"$ref": "#/$defs/Pet_request"}],
+            "required": ["name", "kind"],
+            "properties": {"kind": {"type": "string"}}
+        })
+    );
+    assert!(add["$defs"].get("Pet").is_none());
+    // The checker asks the agent for nothing the server assigns.
+    let validator = crate::check::Validator::compile(&tools[1].input_schema);
+    assert_eq!(
+        validator
+            .validate(&json!({"body": {"pet": {"name": "Rex", "password": "p", "kind": "cat"}}})),
+        Ok(())
+    );
+    let validator = crate::check::Validator::compile(&tools[0].input_schema);
+    assert_eq!(
+        validator
+            .validate(&json!({"body": {"name": "Rex", "password": "p", "tags": [{"label": "a"}]}})),
+        Ok(())
+    );
+}
+
+#[test]
+fn recursive_and_nullable_schemas_get_their_request_body_form() {
+    let tool = only_tool(
+        "openapi: 3.0.3
+components:
+  schemas:
+    Node:
+      type: object
+      required: [id]
+      properties:
+        id: {type: string, readOnly: true}
+        parent: {$ref: '#/components/schemas/Node', nullable: true}
+        children: {type: array, items: {$ref: '#/components/schemas/Node'}}
+paths:
+  /nodes:
+    post:
+      requestBody:
+        content:
+          application/json:
+            schema: {$ref: '#/components/schemas/Node', nullable: true}
+",
+    );
+    assert_eq!(
+        schema(&tool)["properties"]["body"],
+        json!({"$ref": "#/$defs/Node_request_nullable"})
+    );
+    let node = json!({
+        "type": "object",
+        "required": [],
+        "properties": {
+            "parent": {"$ref": "#/$defs/Node_request_nullable"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/Node_request"}}
+        }
+    });
+    let mut nullable = node.clone();
+    nullable["type"] = json!(["object", "null"]);
+    assert_eq!(
+        schema(&tool)["$defs"],
+        json!({"Node_request_nullable": nullable, "Node_request": node})
+    );
 }
