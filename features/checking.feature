@@ -1373,3 +1373,57 @@ Feature: Arguments are checked first
     And the upstream answers DELETE "/pets/0" with status 204
     When the client calls "deletePet" with {"petId": 0, "reason": "MARKER-7f3a"}
     Then if the call was refused, nothing reached the upstream
+
+  @TC-CHECK-016
+  Scenario Outline: A member that patternProperties names is not additional: <case>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /things:
+          get:
+            operationId: findThings
+            parameters:
+              - name: filter
+                in: query
+                schema:
+                  type: object
+                  properties: {name: {type: string}}
+                  patternProperties: {"^x-": {type: string}}
+                  additionalProperties: false
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "findThings" with <value> placed at "/filter"
+    Then the call <outcome>
+
+    Examples:
+      | case                      | value                                    | outcome                        |
+      | a member a pattern names  | {"name": "Rex", "x-trace": "abc"}        | reached the upstream           |
+      | a member no pattern names | {"name": "Rex", "colour": "MARKER-7f3a"} | is refused at "/filter/colour" |
+
+  @TC-CHECK-016
+  Scenario Outline: items after prefixItems concern only the later items: <items>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /points:
+          post:
+            operationId: addPoint
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema: {type: array, prefixItems: [{type: number}, {type: number}], items: false}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "addPoint" with <items> placed at "/body"
+    Then the call <outcome>
+
+    Examples:
+      | items               | outcome                 |
+      | [1.5]               | reached the upstream    |
+      | [1.5, 2.5]          | reached the upstream    |
+      | [1.5, 2.5, 7734019] | is refused at "/body/2" |

@@ -95,6 +95,7 @@ Feature: Delivery
     And the upstream never answers on "/pets"
     When the client calls "listPets" with {}
     Then the call fails saying it timed out
+    And the call was cut off 15 seconds after it began, give or take a second
     And the upstream received exactly one request
 
   @TC-SEND-004 @slow
@@ -113,6 +114,7 @@ Feature: Delivery
     And the upstream holds its answer on "/pets" back for 20 seconds
     When the client calls "listPets" with {}
     Then the call fails saying it timed out
+    And the call was cut off 15 seconds after it began, give or take a second
     And the result does not contain "too late"
     And the upstream received exactly one request
 
@@ -148,6 +150,7 @@ Feature: Delivery
     And the upstream answers "/pets" at once, then trickles "tick " every second without end
     When the client calls "listPets" with {}
     Then the call fails saying it timed out
+    And the call was cut off 15 seconds after it began, give or take a second
     And the upstream received exactly one request
 
   @TC-SEND-005 @slow

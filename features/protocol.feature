@@ -104,6 +104,18 @@ Feature: Protocol
     Then the call returns a tool error with a text
 
   @TC-PROTO-005
+  Scenario Outline: Arguments that are not an object give a tool error, and nothing is sent
+    When the client calls "listPets" with arguments that are not an object: <arguments>
+    Then the call returns a tool error with a text
+    And the upstream has received no request
+
+    Examples:
+      | arguments |
+      | "limit=5" |
+      | [5]       |
+      | 5         |
+
+  @TC-PROTO-005
   Scenario: An upstream failure gives a tool error
     Given the upstream answers every request with status 500
     When the client calls "getPet" with {"petId": "7"}
@@ -155,6 +167,20 @@ Feature: Protocol
   Scenario: A browser request from a foreign Origin is refused
     When an HTTP client from the origin "https://evil.example" sends initialize with protocol version "2025-11-25"
     Then the HTTP status is 403
+
+  @TC-PROTO-007 @recommended @http
+  Scenario Outline: A browser request from a loopback origin is served by a gateway on loopback
+    A page served from the user's own machine (a local inspector, a dev
+    server) may talk to a gateway listening on loopback, as the official
+    SDKs allow; DNS rebinding cannot forge such an origin.
+    When an HTTP client from the origin "<origin>" sends initialize with protocol version "2025-11-25"
+    Then the HTTP status is 200
+
+    Examples:
+      | origin                 |
+      | http://localhost:6274  |
+      | http://127.0.0.1:3000  |
+      | http://[::1]:8080      |
 
   @TC-PROTO-007 @recommended @http
   Scenario: A request without an Origin is served

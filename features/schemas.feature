@@ -285,3 +285,125 @@ Feature: Input schemas
                     schema: {type: array, items: {type: object, properties: {name: {type: string}}}}
       """
     Then no tool has an output schema
+
+  @TC-SCHEMA-003
+  Scenario Outline: nullable beside a $ref or an allOf admits null: <case>
+    Given the upstream answers every request with status 200
+    And the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: findPets
+            parameters:
+              - {name: beside, in: query, schema: {$ref: "#/components/schemas/Pet", nullable: true}}
+              - {name: wrapped, in: query, schema: {nullable: true, allOf: [{$ref: "#/components/schemas/Pet"}]}}
+              - {name: plain, in: query, schema: {$ref: "#/components/schemas/Pet"}}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Pet: {type: object, properties: {name: {type: string}}}
+      """
+    When the client calls "findPets" with <value> placed at "/<property>"
+    Then the call <outcome>
+
+    Examples:
+      | case                    | property | value           | outcome              |
+      | null beside a $ref      | beside   | null            | reached the upstream |
+      | null beside an allOf    | wrapped  | null            | reached the upstream |
+      | a pet beside a $ref     | beside   | {"name": "Rex"} | reached the upstream |
+      | a string beside a $ref  | beside   | "MARKER-7f3a"   | is refused           |
+      | null where not nullable | plain    | null            | is refused           |
+
+  @TC-SCHEMA-007
+  Scenario: readOnly properties leave the request body, not a parameter
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          post:
+            operationId: addPet
+            parameters:
+              - {name: like, in: query, schema: {$ref: "#/components/schemas/Pet"}}
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Pet"}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Pet:
+            type: object
+            required: [id, name, secret]
+            properties:
+              id: {type: integer, readOnly: true}
+              name: {type: string}
+              secret: {type: string, writeOnly: true}
+              tags:
+                type: array
+                items:
+                  type: object
+                  required: [id, label]
+                  properties: {id: {type: integer, readOnly: true}, label: {type: string}}
+      """
+    Then the input schema of "addPet" is self-contained
+    And in the input schema of "addPet", "/properties/body/properties/id" is absent
+    And in the input schema of "addPet", "/properties/body/required" is ["name", "secret"]
+    And in the input schema of "addPet", "/properties/body/properties/secret/type" is "string"
+    And in the input schema of "addPet", "/properties/body/properties/tags/items/required" is ["label"]
+    And in the input schema of "addPet", "/properties/like/properties/id/type" is "integer"
+    And in the input schema of "addPet", "/properties/like/required" is ["id", "name", "secret"]
+
+  @TC-SCHEMA-007
+  Scenario: A body without its read-only properties is sent
+    Given the upstream answers every request with status 200
+    And the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          post:
+            operationId: addPet
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Pet"}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Pet:
+            type: object
+            required: [id, name]
+            properties:
+              id: {type: integer, readOnly: true}
+              name: {type: string}
+      """
+    When the client calls "addPet" with {"body": {"name": "Rex"}}
+    Then the call reached the upstream
+
+  @TC-SCHEMA-008 @recommended
+  Scenario: nullable in a 3.1 document admits null as in 3.0
+    Given the upstream answers every request with status 200
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: findPets
+            parameters:
+              - {name: tag, in: query, schema: {type: string, nullable: true}}
+            responses: {"200": {description: ok}}
+      """
+    Then in the input schema of "findPets", the type at "/properties/tag/type" is "string" or null
+    And in the input schema of "findPets", "/properties/tag/nullable" is absent
+    When the client calls "findPets" with {"tag": null}
+    Then the call reached the upstream

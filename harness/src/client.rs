@@ -7,7 +7,8 @@ use anyhow::{anyhow, Context as _};
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::{
     model::{
-        CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
+        CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, ClientRequest,
+        CustomRequest, CustomResult, Implementation, ProtocolVersion, ServerResult,
     },
     service::{ClientLifecycleMode, ClientServiceExt as _, RunningService},
     transport::{
@@ -211,14 +212,8 @@ impl McpClient {
         name: &str,
         arguments: Value,
     ) -> anyhow::Result<(CallOutcome, Option<String>)> {
-        let mut params = CallToolRequestParams::new(name.to_owned());
-        match arguments {
-            Value::Object(map) => params = params.with_arguments(map),
-            Value::Null => {}
-            other => return Err(anyhow!("tool arguments must be a JSON object, not {other}")),
-        }
         let mark = self.wire.mark();
-        let answer = timeout(CALL_TIMEOUT, self.service.call_tool(params))
+        let answer = timeout(CALL_TIMEOUT, self.send_call(name, arguments))
             .await
             .map_err(|_| {
                 anyhow!(
@@ -249,6 +244,36 @@ impl McpClient {
             }
         };
         Ok((outcome, self.wire.violation(mark)))
+    }
+
+    /// Sends one `tools/call`. Arguments that are not an object (which the
+    /// SDK's typed call cannot carry, and an agent can still send) go as the
+    /// same JSON-RPC request written by hand.
+    async fn send_call(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, ServiceError> {
+        let arguments = match arguments {
+            Value::Object(map) => {
+                let params = CallToolRequestParams::new(name.to_owned()).with_arguments(map);
+                return self.service.call_tool(params).await;
+            }
+            Value::Null => {
+                let params = CallToolRequestParams::new(name.to_owned());
+                return self.service.call_tool(params).await;
+            }
+            other => other,
+        };
+        let params = serde_json::json!({ "name": name, "arguments": arguments });
+        let request = ClientRequest::CustomRequest(CustomRequest::new("tools/call", Some(params)));
+        match self.service.send_request(request).await? {
+            ServerResult::CallToolResult(result) => Ok(result),
+            ServerResult::CustomResult(CustomResult(value)) => {
+                serde_json::from_value(value).map_err(|_| ServiceError::UnexpectedResponse)
+            }
+            _ => Err(ServiceError::UnexpectedResponse),
+        }
     }
 
     /// Ends the session politely; the process is killed separately.

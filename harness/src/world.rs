@@ -11,6 +11,7 @@ use std::{
         atomic::{AtomicU64, Ordering},
         Arc,
     },
+    time::{Duration, Instant},
 };
 
 use anyhow::{anyhow, bail, Context as _};
@@ -81,6 +82,8 @@ pub struct GatewayWorld {
     credential: String,
     running: Option<Running>,
     last_call: Option<CallOutcome>,
+    /// How long the latest tool call took, from sending it to its answer.
+    last_call_took: Option<Duration>,
     raw: Option<RawHttp>,
     dir: Option<ScenarioDir>,
     /// Whether a tool the gateway names otherwise is found by its operation:
@@ -160,6 +163,7 @@ impl GatewayWorld {
             credential: DEFAULT_CREDENTIAL.to_owned(),
             running: None,
             last_call: None,
+            last_call_took: None,
             raw: None,
             dir: None,
             resolve_names: true,
@@ -362,7 +366,10 @@ impl GatewayWorld {
         arguments: Value,
     ) -> anyhow::Result<&CallOutcome> {
         let name = self.tool_name(name).await?;
-        let (outcome, broken) = self.session().await?.call_tool(&name, arguments).await?;
+        let session = self.session().await?;
+        let started = Instant::now();
+        let (outcome, broken) = session.call_tool(&name, arguments).await?;
+        self.last_call_took = Some(started.elapsed());
         self.note_transport(broken);
         Ok(self.last_call.insert(outcome))
     }
@@ -395,6 +402,17 @@ impl GatewayWorld {
                 self.notes.push(note);
             }
         }
+    }
+
+    /// Why the gateway did not come up in this scenario, if it did not.
+    pub fn start_failure(&self) -> Option<&StartFailure> {
+        self.start_failure.as_ref()
+    }
+
+    /// How long the latest tool call took (calls over the scenario's session).
+    pub fn last_call_took(&self) -> anyhow::Result<Duration> {
+        self.last_call_took
+            .context("no tool has been called in this scenario")
     }
 
     /// The outcome of the latest tool call.

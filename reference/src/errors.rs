@@ -144,6 +144,7 @@ catalogue! {
             "TC-CHECK-013",
             "TC-CHECK-014",
             "TC-CHECK-015",
+            "TC-CHECK-016",
         ]),
         meaning: "The arguments do not match the tool's input schema, or are not an object at \
                   all. Each wrong place is listed as a JSON Pointer from the arguments object \

@@ -214,6 +214,9 @@ pub enum Sessions {
     Stateless,
 }
 
+/// Browser origins accepted when the endpoint is on loopback, any port.
+const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+
 /// Serves MCP over Streamable HTTP at [`ENDPOINT`] on `listener` until `shutdown` completes.
 pub async fn serve_http(
     server: McpServer,
@@ -229,9 +232,18 @@ pub async fn serve_http(
         "::1".to_string(),
     ];
     hosts.extend(access.allowed_hosts);
+    // TC-PROTO-007: on loopback, pages served from loopback are the user's
+    // own (a local inspector, a dev server), as the official SDKs allow.
+    let mut origins = access.allowed_origins;
+    if listener
+        .local_addr()
+        .is_ok_and(|address| address.ip().is_loopback())
+    {
+        origins.extend(LOOPBACK_ORIGINS.iter().map(|origin| origin.to_string()));
+    }
     let config = StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
-        .with_allowed_origins(access.allowed_origins)
+        .with_allowed_origins(origins)
         .enforce_origin_validation()
         // A 2026-07-28 request's answer goes back as one JSON body rather
         // than an SSE stream of one event, when it is a single message: no

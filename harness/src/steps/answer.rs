@@ -436,6 +436,39 @@ async fn succeeds_containing_long(world: &mut GatewayWorld, long: Repeated) -> S
     contains(success_text(world)?, &expected)
 }
 
+/// The status as a number of its own: `500` in "answered 500" but not in
+/// the port of "127.0.0.1:45001" (TC-ANS-008, TC-ANS-010).
+#[then(expr = "the call fails with a text naming the status {int}")]
+async fn fails_naming_status(world: &mut GatewayWorld, status: u16) -> StepResult {
+    names_number(error_text(world)?, status)
+}
+
+#[then(expr = "the call succeeds with a text naming the status {int}")]
+async fn succeeds_naming_status(world: &mut GatewayWorld, status: u16) -> StepResult {
+    names_number(success_text(world)?, status)
+}
+
+fn names_number(text: &str, number: u16) -> StepResult {
+    if !has_whole_number(text, number) {
+        fail!(
+            "expected the text to name the status {number} (as a number of its own), got:\n{}",
+            clip(text)
+        );
+    }
+    Ok(())
+}
+
+/// Whether `number` occurs in `text` with no digit right before or after it.
+fn has_whole_number(text: &str, number: u16) -> bool {
+    let digits = number.to_string();
+    let bytes = text.as_bytes();
+    text.match_indices(&digits).any(|(at, _)| {
+        let before = at.checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(at + digits.len()).copied();
+        !before.is_some_and(|b| b.is_ascii_digit()) && !after.is_some_and(|b| b.is_ascii_digit())
+    })
+}
+
 #[then(expr = "the call fails with a text containing {string}")]
 async fn fails_containing(world: &mut GatewayWorld, expected: String) -> StepResult {
     let expected = expand(world, &expected);
@@ -542,6 +575,20 @@ fn lacks(text: &str, unwanted: &str) -> StepResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_status_is_a_number_of_its_own() {
+        assert!(has_whole_number("upstream answered 500: down", 500));
+        assert!(has_whole_number("500", 500));
+        assert!(has_whole_number("HTTP 204 (no content)", 204));
+        // Inside a port or a longer number, it is not the status.
+        assert!(!has_whole_number(
+            "GET http://127.0.0.1:45001/pets failed",
+            500
+        ));
+        assert!(!has_whole_number("took 5000 ms", 500));
+        assert!(!has_whole_number("id 1500", 500));
+    }
 
     const BODY: &str = r#"{"id": 7, "price": 0.10000000000000000555, "big": 123456789012345678901234567890, "tags": ["a", "é"], "owner": {"name": "Ada", "none": null, "ok": true}}"#;
 

@@ -25,12 +25,18 @@ const TIMEOUT_WORDS: &[&str] = &[
     "15 s",
 ];
 const RESET_WORDS: &[&str] = &["reset", "closed", "aborted", "broken", "incomplete"];
+/// Words for a refused connection. Bare "connect" is not one: "connection
+/// reset" contains it too.
 const REFUSED_WORDS: &[&str] = &[
     "refused",
     "unreachable",
     "could not connect",
     "cannot connect",
-    "connect",
+    "can't connect",
+    "unable to connect",
+    "failed to connect",
+    "connection attempts failed",
+    "connecterror",
 ];
 
 #[given(expr = "the upstream resets the connection on {string}")]
@@ -105,14 +111,37 @@ async fn timed_out(world: &mut GatewayWorld) -> StepResult {
     fails_saying(world, "it timed out", TIMEOUT_WORDS)
 }
 
+/// TC-SEND-004, TC-SEND-005: cut off at the deadline, not long after it
+/// (a deadline per read, or per phase, lets a trickle run on) nor before.
+#[then("the call was cut off 15 seconds after it began, give or take a second")]
+async fn cut_off_at_deadline(world: &mut GatewayWorld) -> StepResult {
+    let took = world.last_call_took()?;
+    if !(DEADLINE_EARLIEST..=DEADLINE_LATEST).contains(&took) {
+        fail!(
+            "the call ended {:.1} s after it began; a deadline of 15 s for the whole \
+             exchange ends it between {} and {} s",
+            took.as_secs_f64(),
+            DEADLINE_EARLIEST.as_secs(),
+            DEADLINE_LATEST.as_secs()
+        );
+    }
+    Ok(())
+}
+
+const DEADLINE_EARLIEST: Duration = Duration::from_secs(14);
+const DEADLINE_LATEST: Duration = Duration::from_secs(16);
+
 #[then("the call fails saying the connection was reset")]
 async fn was_reset(world: &mut GatewayWorld) -> StepResult {
-    fails_saying(world, "the connection was reset", RESET_WORDS)
+    fails_saying(world, "the connection was reset", RESET_WORDS)?;
+    // A reset is not a refusal: the two call for different fixes.
+    does_not_say(world, "the connection was reset", &["refused"])
 }
 
 #[then("the call fails saying the connection was refused")]
 async fn was_refused(world: &mut GatewayWorld) -> StepResult {
-    fails_saying(world, "the connection was refused", REFUSED_WORDS)
+    fails_saying(world, "the connection was refused", REFUSED_WORDS)?;
+    does_not_say(world, "the connection was refused", &["reset"])
 }
 
 fn fails_saying(world: &GatewayWorld, what: &str, words: &[&str]) -> StepResult {
@@ -120,6 +149,18 @@ fn fails_saying(world: &GatewayWorld, what: &str, words: &[&str]) -> StepResult 
     if !says_one_of(text, words) {
         fail!(
             "expected an error saying {what} (one of {words:?}), got:\n{}",
+            clip(text)
+        );
+    }
+    Ok(())
+}
+
+fn does_not_say(world: &GatewayWorld, what: &str, words: &[&str]) -> StepResult {
+    let text = error_text(world)?;
+    if says_one_of(text, words) {
+        fail!(
+            "expected an error saying {what}, but it says {words:?} too, which names \
+             another failure:\n{}",
             clip(text)
         );
     }

@@ -114,6 +114,14 @@ async fn call_doc(world: &mut GatewayWorld, name: String, step: &Step) -> StepRe
     Ok(())
 }
 
+/// Arguments an agent can send that are not an object: a string, an array,
+/// a number (TC-PROTO-005).
+#[when(regex = r#"^the client calls "([^"]*)" with arguments that are not an object: (.+)$"#)]
+async fn call_not_object(world: &mut GatewayWorld, name: String, arguments: String) -> StepResult {
+    call_listed(world, &name, parse_json(&arguments)?).await?;
+    Ok(())
+}
+
 /// A call of a tool the document does not have (TC-PROTO-004).
 #[when(regex = r#"^the client calls "([^"]*)", a tool the gateway does not list, with (\{.*\})$"#)]
 async fn call_unknown(world: &mut GatewayWorld, name: String, arguments: String) -> StepResult {

@@ -15,11 +15,34 @@ const CRASH_MARKS: [&str; 3] = [
     "Uncaught",
 ];
 
+/// The gateway must have read the document: it started (listing forces a
+/// lazy gateway to read it), or it refused the document by exiting with an
+/// error of its own. A command that never ran proves nothing.
 #[when("the gateway loads the document, whether it accepts it or not")]
 async fn loads_either_way(world: &mut GatewayWorld) -> StepResult {
-    // Listing forces a lazy gateway to read its document; a refusal is fine here.
-    let _ = world.list_tools().await;
-    Ok(())
+    if world.list_tools().await.is_ok() {
+        return Ok(());
+    }
+    let Some(failure) = world.start_failure() else {
+        // It started; what it lists is not this rule's matter.
+        return Ok(());
+    };
+    match failure
+        .status
+        .map(|status| (status.success(), status.code()))
+    {
+        // 126 and 127: the shell could not find or run the command.
+        Some((false, code)) if !matches!(code, Some(126 | 127)) => {
+            if let Some(mark) = CRASH_MARKS.iter().find(|m| failure.stderr.contains(*m)) {
+                fail!(
+                    "the gateway crashed ({mark:?}) instead of loading or refusing the document:\n{}",
+                    failure.stderr
+                );
+            }
+            Ok(())
+        }
+        _ => fail!("the gateway neither started nor refused the document: {failure}"),
+    }
 }
 
 /// The gateway's refusal, provided it reported an error rather than crashing.
