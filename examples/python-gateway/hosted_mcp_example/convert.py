@@ -322,7 +322,7 @@ class SchemaBuilder:
 
     document: Document
     defs: dict[str, Any] = field(default_factory=dict)
-    _names: dict[str, str] = field(default_factory=dict)
+    _names: dict[tuple[str, bool], str] = field(default_factory=dict)
 
     def convert(self, node: Any, request_body: bool = False) -> Any:
         if isinstance(node, bool) or not isinstance(node, dict):
@@ -332,7 +332,7 @@ class SchemaBuilder:
             if key in OPENAPI_ONLY or key.startswith("x-"):
                 continue
             if key == "$ref" and isinstance(value, str):
-                out[key] = self._ref(value)
+                out[key] = self._ref(value, request_body)
             elif key in ONE_SCHEMA:
                 out[key] = self.convert(value, request_body)
             elif key in SCHEMA_LIST and isinstance(value, list):
@@ -361,19 +361,22 @@ class SchemaBuilder:
         node = deref(self.document, node)
         return isinstance(node, dict) and node.get("readOnly") is True
 
-    def _ref(self, ref: str) -> str:
-        if ref not in self._names:
+    def _ref(self, ref: str, request_body: bool = False) -> str:
+        # A request body's copy of a schema leaves its readOnly properties out
+        # (TC-SCHEMA-007), so it is a definition of its own.
+        key = (ref, request_body)
+        if key not in self._names:
             token = ref.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~")
-            base = _NOT_ALLOWED.sub("_", token) or "schema"
+            base = (_NOT_ALLOWED.sub("_", token) or "schema") + ("-in" if request_body else "")
             name, n = base, 1
             while name in self.defs:
                 n += 1
                 name = f"{base}-{n}"
-            self._names[ref] = name
+            self._names[key] = name
             self.defs[name] = {}  # taken before converting, for recursive schemas
             target = resolve_pointer(self.document, ref)
-            self.defs[name] = self.convert({} if is_missing(target) else target)
-        return f"#/{defs_keyword()}/{self._names[ref]}"
+            self.defs[name] = self.convert({} if is_missing(target) else target, request_body)
+        return f"#/{defs_keyword()}/{self._names[key]}"
 
     @staticmethod
     def _bounds(out: dict[str, Any]) -> None:

@@ -7,6 +7,7 @@ deliver -> answer; only an unknown tool is a JSON-RPC error.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 from typing import Any
@@ -24,6 +25,27 @@ from .deliver import DeliveryFailed, send
 from .request import Placement, Refused, build
 
 
+RAW_CALL = "hosted-mcp-example/tools-call"
+
+
+async def _route_raw_calls(ctx: Any, call_next: Any) -> Any:
+    params = ctx.params
+    if (
+        ctx.method == "tools/call"
+        and isinstance(params, dict)
+        and params.get("arguments") is not None
+        and not isinstance(params["arguments"], dict)
+    ):
+        ctx = dataclasses.replace(ctx, method=RAW_CALL)
+    return await call_next(ctx)
+
+
+class CallParams(types.CallToolRequestParams):
+    """tools/call params whose `arguments` may be any JSON value."""
+
+    arguments: Any = None
+
+
 class Gateway:
     """The tools of one document, and how to call them."""
 
@@ -39,13 +61,16 @@ class Gateway:
     async def list_tools(self, ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         return self.listed
 
-    async def call_tool(self, ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(self, ctx: Any, params: CallParams) -> types.CallToolResult:
         tool = self.tools.get(params.name)
         if tool is None:
             if broken("TC-PROTO-004"):
                 return _error(f"There is no tool named {params.name}.")
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
         arguments = params.arguments if params.arguments is not None else {}
+        if not isinstance(arguments, dict):
+            # TC-PROTO-005: still the tool's call, so a tool error.
+            return _error(f"The arguments of {tool.name} must be an object; nothing was sent.")
         problems = check(arguments, tool.input_schema)
         if problems:
             if broken("TC-CHECK-014"):
@@ -68,12 +93,18 @@ class Gateway:
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
     def server(self) -> Server[Any]:
-        return Server(
+        server = Server(
             "hosted-mcp-example-python",
             version=__version__,
             on_list_tools=self.list_tools,
             on_call_tool=self.call_tool,
         )
+        # The SDK refuses a tools/call whose arguments are not an object with
+        # a JSON-RPC error before any handler runs; such a call goes to
+        # call_tool under a method of our own instead (TC-PROTO-005).
+        server.add_request_handler(RAW_CALL, CallParams, self.call_tool)
+        server.middleware.append(_route_raw_calls)
+        return server
 
 
 def _value_at(arguments: Any, pointer: str) -> str:
