@@ -221,10 +221,18 @@ impl Gateway {
         // Past the limit a call waits for a turn, at most the deadline:
         // memory stays bounded, and no call waits without end.
         let deadline = self.deliverer.deadline();
-        let _turn = match tokio::time::timeout(deadline, self.turns.acquire()).await {
-            Ok(Ok(turn)) => turn,
+        // A free turn is taken at once; only a call that must wait gets a timer.
+        let turn = match self.turns.try_acquire() {
+            Ok(turn) => Ok(turn),
+            Err(_) => tokio::time::timeout(deadline, self.turns.acquire())
+                .await
+                .map_err(drop)
+                .and_then(|acquired| acquired.map_err(drop)),
+        };
+        let _turn = match turn {
+            Ok(turn) => turn,
             // Timed out, or (never: it is not closed) the semaphore closed.
-            Ok(Err(_)) | Err(_) => {
+            Err(()) => {
                 let busy = AgentMessage::GatewayBusy {
                     limit: self.calls_in_flight,
                     waited: deadline,

@@ -18,7 +18,7 @@ use serde_json::Value;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use support::{fixture, free_port, manifest_dir, python, wait_listening, GATEWAY};
+use support::{free_port, manifest_dir, python, serve_http, wait_listening};
 
 const CALLS: u64 = 300;
 const COPIES: usize = 3;
@@ -117,14 +117,9 @@ async fn balanced(extra: &[&str], name: &str) -> (Processes, String, MockServer)
     for _ in 0..COPIES {
         let port = free_port();
         processes.0.push(
-            Command::new(GATEWAY)
-                .args(["serve", "--openapi"])
-                .arg(fixture())
-                .args(["--base-url", &upstream.uri(), "--listen"])
-                .arg(format!("127.0.0.1:{port}"))
+            serve_http(&upstream.uri(), port)
                 .args(extra)
                 .env("RUST_LOG", "warn")
-                .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
                 .expect("a gateway starts"),

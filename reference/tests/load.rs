@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use futures::future::join_all;
@@ -16,7 +16,7 @@ use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use support::{call_2026, fixture, free_port, result_text, terminate, wait_listening, GATEWAY};
+use support::{call_2026, free_port, result_text, serve_http, terminate, wait_listening};
 
 /// Answers `GET /pets/{id}` with the id it was asked for, after `delay`
 /// when the id says `slow`.
@@ -53,14 +53,9 @@ impl Drop for Running {
 /// The gateway over HTTP in front of `upstream`, with `extra` options.
 fn start_gateway(upstream: &MockServer, extra: &[&str]) -> Running {
     let port = free_port();
-    let child = Command::new(GATEWAY)
-        .args(["serve", "--openapi"])
-        .arg(fixture())
-        .args(["--base-url", &upstream.uri(), "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
+    let child = serve_http(&upstream.uri(), port)
         .args(extra)
         .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
         .stderr(Stdio::inherit())
         .spawn()
         .expect("the gateway starts");

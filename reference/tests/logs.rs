@@ -7,7 +7,7 @@
 mod support;
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use rstest::rstest;
@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use support::{call_2026, fixture, free_port, result_text, terminate, wait_listening, GATEWAY};
+use support::{call_2026, free_port, result_text, serve_http, terminate, wait_listening};
 
 /// Has characters that percent-encode in the query, so encoded forms are
 /// looked for too.
@@ -54,21 +54,16 @@ async fn echoing_upstream() -> MockServer {
 async fn log_of_calls(log_format: &str, rust_log: Option<&str>) -> String {
     let upstream = echoing_upstream().await;
     let port = free_port();
-    let mut command = Command::new(GATEWAY);
+    let mut command = serve_http(&upstream.uri(), port);
     command
-        .args(["--log-format", log_format, "serve", "--openapi"])
-        .arg(fixture())
         .args([
-            "--base-url",
-            &upstream.uri(),
+            "--log-format",
+            log_format,
             "--credential-in",
             "query:api_key",
         ])
-        .arg("--listen")
-        .arg(format!("127.0.0.1:{port}"))
         .env("HOSTED_MCP_CREDENTIAL", CREDENTIAL)
         .env_remove("RUST_LOG")
-        .stdout(Stdio::null())
         .stderr(Stdio::piped());
     if let Some(levels) = rust_log {
         command.env("RUST_LOG", levels);

@@ -15,6 +15,19 @@ pub fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/petstore.yaml")
 }
 
+/// The gateway serving the petstore fixture over HTTP on loopback `port`,
+/// in front of `base_url`, its stdout discarded; options can be added.
+pub fn serve_http(base_url: &str, port: u16) -> Command {
+    let mut command = Command::new(GATEWAY);
+    command
+        .args(["serve", "--openapi"])
+        .arg(fixture())
+        .args(["--base-url", base_url, "--listen"])
+        .arg(format!("127.0.0.1:{port}"))
+        .stdout(std::process::Stdio::null());
+    command
+}
+
 /// A loopback port free at the time of asking.
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
