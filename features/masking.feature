@@ -180,9 +180,41 @@ Feature: Masking the credential
     And where the result shows "echo: ", it reads "echo: [credential]"
 
     Examples:
-      | form           | echo                   |
-      | percent-encoded | {{credential_percent}} |
-      | JSON-escaped    | {{credential_json}}    |
+      | form                                | echo                         |
+      | percent-encoded                     | {{credential_percent}}       |
+      | lower-case percent-encoded          | {{credential_percent_lower}} |
+      | percent-encoded but for the slash   | {{credential_percent_path}}  |
+      | JSON-escaped                        | {{credential_json}}          |
+      | JSON-escaped with an escaped slash  | {{credential_json_slash}}    |
+      | JSON-escaped character by character | {{credential_json_unicode}}  |
+
+  @TC-MASK-006 @recommended
+  Scenario Outline: A basic credential's <form> is masked too
+    Given the stored credential is 'ada:pa/ss+w=rd@1'
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          login: {type: http, scheme: basic}
+      security: [{login: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "echo: <echo>"
+    When the client calls "whoami" with {}
+    Then the result does not contain "<echo>"
+    And where the result shows "echo: ", it reads "echo: [credential]"
+
+    Examples:
+      | form                | echo                    |
+      | base64 form         | {{credential_base64}}   |
+      | password on its own | {{credential_password}} |
+      | escaped password    | pa\\/ss+w=rd@1         |
 
   @TC-MASK-006 @recommended
   Scenario: Every form in one body is masked, whatever order they come in
@@ -201,9 +233,9 @@ Feature: Masking the credential
             operationId: whoami
             responses: {"200": {description: ok}}
       """
-    And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "a: {{credential}} b: {{credential_percent}} c: {{credential_json}} d: {{credential}}"
+    And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "a: {{credential}} b: {{credential_percent}} c: {{credential_json_unicode}} d: {{credential_percent_lower}} e: {{credential_json}} f: {{credential}}"
     When the client calls "whoami" with {}
-    Then where the result shows "a: ", it reads "a: [credential] b: [credential] c: [credential] d: [credential]"
+    Then where the result shows "a: ", it reads "a: [credential] b: [credential] c: [credential] d: [credential] e: [credential] f: [credential]"
 
   @TC-MASK-006 @recommended
   Scenario: A form that begins with another form is masked whole

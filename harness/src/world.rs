@@ -27,8 +27,11 @@ use crate::{
 };
 
 /// The credential the harness stores for every gateway unless a step sets
-/// another. Distinctive, so masking checks cannot match by accident.
-pub const DEFAULT_CREDENTIAL: &str = "sk-conformance-3f9a7c1e";
+/// another. Distinctive, so masking checks cannot match by accident, and
+/// holding `/`, `+`, `=` and `@`, which percent-encoding changes, so a URL
+/// that shows it encoded is caught too. Nothing in it needs a JSON escape:
+/// a JSON echo of it is the plain credential, which every gateway must mask.
+pub const DEFAULT_CREDENTIAL: &str = "sk/conformance+3f9a=7c1e@x";
 
 /// Written in a document, replaced by the mock upstream's base URL (for
 /// documents that point somewhere the harness can watch).

@@ -33,7 +33,14 @@ pub async fn call_listed(
 /// - `{{credential}}`: the stored credential, as is;
 /// - `{{credential_base64}}`: the credential in base64 (as Basic auth sends it);
 /// - `{{credential_json}}`: the credential escaped for a JSON string;
-/// - `{{credential_percent}}`: the credential percent-encoded;
+/// - `{{credential_json_slash}}`: the same with `/` written `\/`, as PHP does;
+/// - `{{credential_json_unicode}}`: every character written `\uXXXX`;
+/// - `{{credential_percent}}`: the credential percent-encoded, upper-case hex;
+/// - `{{credential_percent_lower}}`: the same in lower-case hex;
+/// - `{{credential_percent_path}}`: percent-encoded but for `/`, as Python's
+///   `urllib.parse.quote` writes it;
+/// - `{{credential_password}}`: what follows the first `:` (a basic
+///   credential's password).
 /// - `{{tool:NAME}}`: the gateway's own name for the tool the rules call NAME.
 pub fn expand(world: &GatewayWorld, text: &str) -> String {
     let credential = world.credential();
@@ -49,10 +56,24 @@ pub fn expand(world: &GatewayWorld, text: &str) -> String {
         text.replace_range(start..start + length + 2, &actual);
         from = start + actual.len();
     }
+    let json = json.trim_matches('"');
+    let percent = percent_encode(credential);
+    let unicode: String = credential
+        .encode_utf16()
+        .map(|unit| format!("\\u{unit:04x}"))
+        .collect();
+    let password = credential
+        .split_once(':')
+        .map_or("", |(_, password)| password);
     text.replace("{{base_url}}", &world.upstream().base_url())
         .replace("{{credential_base64}}", &base64(credential.as_bytes()))
-        .replace("{{credential_json}}", json.trim_matches('"'))
-        .replace("{{credential_percent}}", &percent_encode(credential))
+        .replace("{{credential_json_slash}}", &json.replace('/', "\\/"))
+        .replace("{{credential_json_unicode}}", &unicode)
+        .replace("{{credential_json}}", json)
+        .replace("{{credential_percent_lower}}", &lower_case_hex(&percent))
+        .replace("{{credential_percent_path}}", &percent.replace("%2F", "/"))
+        .replace("{{credential_percent}}", &percent)
+        .replace("{{credential_password}}", password)
         .replace("{{credential}}", credential)
 }
 
@@ -84,6 +105,22 @@ fn percent_encode(text: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
+}
+
+/// `%2F` written `%2f`; the letters of the text itself are left alone.
+fn lower_case_hex(percent_encoded: &str) -> String {
+    let mut out = String::with_capacity(percent_encoded.len());
+    let mut hex_left = 0;
+    for c in percent_encoded.chars() {
+        if hex_left > 0 {
+            out.push(c.to_ascii_lowercase());
+            hex_left -= 1;
+        } else {
+            out.push(c);
+            hex_left = if c == '%' { 2 } else { 0 };
+        }
+    }
+    out
 }
 
 /// A text too long to spell out, written `"x" repeated 1048568 times
@@ -368,6 +405,11 @@ mod tests {
             ("ab", 3, "!")
         );
         assert!(r#""ab" repeated many times followed by "!""#.parse::<Repeated>().is_err());
+    }
+
+    #[test]
+    fn lower_case_hex_leaves_the_text_s_own_letters() {
+        assert_eq!(lower_case_hex("sk%2FAB%3D%C3%A9Z"), "sk%2fAB%3d%c3%a9Z");
     }
 
     #[test]

@@ -77,6 +77,9 @@ async fn credential_across_cut(
     Ok(())
 }
 
+/// Neither the credential nor a percent-encoding of it (any hex case, any
+/// characters left plain) appears: a gateway that names a URL in its own
+/// error writes the credential as it encoded it in the query.
 #[then("the result does not show the credential")]
 async fn credential_not_shown(world: &mut GatewayWorld) -> StepResult {
     let (_, text) = result(world)?;
@@ -87,7 +90,39 @@ async fn credential_not_shown(world: &mut GatewayWorld) -> StepResult {
             clip_from(text, at, 200)
         );
     }
+    let decoded = percent_decoded(text);
+    if let Some(at) = decoded.find(credential) {
+        fail!(
+            "the result shows the credential percent-encoded; decoded, it reads:\n{}",
+            clip_from(&decoded, at, 200)
+        );
+    }
     Ok(())
+}
+
+/// `text` with every `%XX` turned back into its byte (read as UTF-8, lossily).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = bytes
+            .get(at + 1..at + 3)
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .filter(|hex| hex.bytes().all(|digit| digit.is_ascii_hexdigit()))
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match (bytes[at], hex) {
+            (b'%', Some(byte)) => {
+                decoded.push(byte);
+                at += 3;
+            }
+            (byte, _) => {
+                decoded.push(byte);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
 }
 
 /// Masking judged apart from whether the text is shown at all (the answer
@@ -131,4 +166,15 @@ fn halves(credential: &str) -> (&str, &str) {
         middle -= 1;
     }
     credential.split_at(middle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percent_decoded;
+
+    #[test]
+    fn decodes_every_escape_and_keeps_the_rest() {
+        assert_eq!(percent_decoded("a%2Fb%2fc/%C3%A9%"), "a/b/c/é%");
+        assert_eq!(percent_decoded("%zz %+1 %4"), "%zz %+1 %4");
+    }
 }
