@@ -1,4 +1,5 @@
-//! Document to model: parse JSON or YAML, settle the version, resolve local `$ref`s.
+//! Document to model: parse JSON or YAML, settle the version, bring the other
+//! files of a split document in, resolve `$ref`s.
 //!
 //! The model is a tolerant reading of `serde_json::Value` rather than a typed
 //! crate such as `openapiv3`, which is too strict for 3.1 and for several real
@@ -7,6 +8,7 @@
 //!
 //! Rules: TC-LOAD-* (see `docs/rules.md`).
 
+mod files;
 mod operations;
 mod pointer;
 mod security;
@@ -18,6 +20,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+pub use files::{schema_name, Hole};
 pub use pointer::{local_pointer, DocPath};
 
 /// An OpenAPI document reduced to what the gateway needs, in document order.
@@ -36,16 +39,28 @@ pub struct Document {
     pub security: Vec<String>,
     /// `components.securitySchemes` (or Swagger 2.0 `securityDefinitions`), in the order written.
     pub security_schemes: Vec<(String, SecurityScheme)>,
-    /// Parts of the document that were skipped rather than refused (external `$ref`s and the like).
+    /// Parts of the document that were skipped rather than refused (a
+    /// parameter in no known place, a security scheme without a type).
     pub warnings: Vec<String>,
-    /// The whole document (after a Swagger 2.0 upgrade), against which schema `$ref`s resolve.
+    /// The whole document (after a Swagger 2.0 upgrade), the other files of a
+    /// split document inside it, against which schema `$ref`s resolve.
     root: Value,
+    /// The references that could not be resolved, each an error once followed.
+    holes: files::Holes,
 }
 
 impl Document {
     /// The value a decoded JSON Pointer (`/components/schemas/Pet`) names.
     pub fn at_pointer(&self, pointer: &str) -> Option<&Value> {
         pointer::lookup(&self.root, pointer)
+    }
+
+    /// TC-LOAD-006: the error of following a reference to `pointer`, when it
+    /// stands for a reference that could not be resolved.
+    pub fn unresolved(&self, pointer: &str) -> Option<LoadError> {
+        self.holes
+            .at(pointer)
+            .map(|hole| LoadError::Unresolved(hole.clone()))
     }
 }
 
@@ -260,6 +275,10 @@ pub enum LoadError {
         reference: String,
         problem: RefProblem,
     },
+    /// A reference to another file, a URL or a name that could not be
+    /// resolved: the error names the file and line holding it.
+    #[error("{0}")]
+    Unresolved(Hole),
 }
 
 /// A line and column (both from 1) in the document's text, when the parser knows them.
@@ -286,24 +305,46 @@ pub enum RefProblem {
 
 /// TC-LOAD-001, TC-LOAD-002, TC-LOAD-007: read a document from a file.
 /// The file's extension decides nothing: the text itself tells JSON from YAML.
+/// TC-LOAD-008: references to other files are read from the file's own folder
+/// and those under it.
 pub fn load_path(path: &Path) -> Result<Document, LoadError> {
     let origin = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
         origin: origin.clone(),
         source,
     })?;
-    load_str(&text, &origin)
+    load(files::Source {
+        text: &text,
+        origin: &origin,
+        path: Some(path),
+    })
 }
 
 /// TC-LOAD-001, TC-LOAD-002, TC-LOAD-007: read a document from text; `origin`
-/// names it in every error and warning.
+/// names it in every error and warning. Text has no folder: a reference to
+/// another file cannot be resolved, and is an error where it is followed.
 pub fn load_str(text: &str, origin: &str) -> Result<Document, LoadError> {
-    let parsed = text::parse(text, origin)?;
-    let (version, dialect, root) = settle_version(parsed, origin)?;
-    let mut reader = operations::Reader::new(&root, origin);
+    load(files::Source {
+        text,
+        origin,
+        path: None,
+    })
+}
+
+fn load(source: files::Source) -> Result<Document, LoadError> {
+    let origin = source.origin;
+    let parsed = text::parse(source.text, origin)?;
+    // Known to be OpenAPI before any other file is read for it.
+    let (version, dialect, swagger) = settle_version(&parsed, origin)?;
+    let files::Bundle { root, holes } = files::bundle(parsed, source)?;
+    let root = match swagger {
+        true => swagger2::upgrade(root, &holes, origin)?,
+        false => root,
+    };
+    let mut reader = operations::Reader::new(&root, &holes, origin);
     let operations = reader.operations()?;
     let mut warnings = reader.into_warnings();
-    let security = security::read(&root, origin, &mut warnings)?;
+    let security = security::read(&root, &holes, origin, &mut warnings)?;
     Ok(Document {
         origin: origin.to_string(),
         version,
@@ -313,11 +354,13 @@ pub fn load_str(text: &str, origin: &str) -> Result<Document, LoadError> {
         security_schemes: security.schemes,
         warnings,
         root,
+        holes,
     })
 }
 
-/// Decide the version and bring a Swagger 2.0 document into OpenAPI 3.0 shape.
-fn settle_version(root: Value, origin: &str) -> Result<(String, Dialect, Value), LoadError> {
+/// The version as written, how schemas read, and whether the document is
+/// Swagger 2.0 (to be brought into OpenAPI 3.0 shape).
+fn settle_version(root: &Value, origin: &str) -> Result<(String, Dialect, bool), LoadError> {
     let Some(top) = root.as_object() else {
         return Err(LoadError::NotOpenApi {
             origin: origin.to_string(),
@@ -335,12 +378,11 @@ fn settle_version(root: Value, origin: &str) -> Result<(String, Dialect, Value),
                 found: version,
             });
         };
-        return Ok((version, dialect, root));
+        return Ok((version, dialect, false));
     }
     match version_of("swagger") {
         Some(version) if version == "2.0" || version == "2" => {
-            let upgraded = swagger2::upgrade(root, origin)?;
-            Ok((version, Dialect::OpenApi30, upgraded))
+            Ok((version, Dialect::OpenApi30, true))
         }
         Some(version) => Err(LoadError::UnsupportedVersion {
             origin: origin.to_string(),

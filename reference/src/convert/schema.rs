@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use serde_json::{json, Map, Value};
 
 use super::names::sanitize;
-use crate::load::{local_pointer, DocPath, Document, LoadError, RefProblem};
+use crate::load::{local_pointer, schema_name, DocPath, Document, LoadError, RefProblem};
 
 /// Deepest schema nesting translated. The parsers already stop at 128 levels; this
 /// keeps the walk bounded on its own terms.
@@ -489,16 +489,24 @@ impl<'d> SchemaTranslator<'d> {
             .map(Value::Array)
     }
 
-    /// The rewritten `$ref`, or `None` when it is dropped: an external reference is
-    /// never fetched and leaves the schema unconstrained (TC-LOAD-004), and so does
-    /// one that is not a string or names the whole document.
+    /// The rewritten `$ref`, or `None` when it is dropped: one that is not a
+    /// string, or names the whole document, constrains nothing. Once the
+    /// document is loaded every reference is local (another file's schemas
+    /// are in it): one that is not, that points to nothing, or that could not
+    /// be resolved (TC-LOAD-006) is an error, never a schema left open.
     fn reference(&mut self, value: &Value, walk: &mut Walk) -> Result<Option<String>, LoadError> {
         let Some(reference) = value.as_str() else {
             return Ok(None);
         };
-        let Some(pointer) = local_pointer(reference).filter(|pointer| !pointer.is_empty()) else {
-            return Ok(None);
+        let Some(pointer) = local_pointer(reference) else {
+            return Err(self.broken(walk.at, reference));
         };
+        if pointer.is_empty() {
+            return Ok(None);
+        }
+        if let Some(unresolved) = self.document.unresolved(&pointer) {
+            return Err(unresolved);
+        }
         if self.document.at_pointer(&pointer).is_none() {
             return Err(self.broken(walk.at, reference));
         }
@@ -518,20 +526,16 @@ impl<'d> SchemaTranslator<'d> {
         Ok(Some(format!("#/$defs/{key}")))
     }
 
-    /// The `$defs` key of `reference`: the schema's name under `components.schemas`, or
-    /// the whole pointer, after the tool-name character rule (so it needs no
-    /// escaping in a `$ref`), then `_request` for a request body's form and
-    /// `_nullable` for one that admits null; numbered when another definition
-    /// already has it.
+    /// The `$defs` key of `reference`: the schema's name (see [`schema_name`]:
+    /// its name under `components.schemas`, or a file's name), after the
+    /// tool-name character rule (so it needs no escaping in a `$ref`), then
+    /// `_request` for a request body's form and `_nullable` for one that
+    /// admits null; numbered when another definition already has it.
     fn key_of(&mut self, reference: &Reference) -> String {
         if let Some(key) = self.keys.get(reference) {
             return key.clone();
         }
-        let pointer = reference.pointer.as_str();
-        let named = pointer
-            .strip_prefix("/components/schemas/")
-            .unwrap_or(pointer.trim_start_matches('/'));
-        let readable = DocPath::from_pointer(&format!("/{named}"));
+        let readable = DocPath::from_pointer(&schema_name(&reference.pointer));
         let mut base = match sanitize(readable.as_str()) {
             base if base.is_empty() => "schema".to_string(),
             base => base,

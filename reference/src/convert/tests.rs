@@ -401,8 +401,8 @@ paths:
 }
 
 #[test]
-fn external_schema_refs_leave_the_schema_unconstrained() {
-    let tool = only_tool(
+fn a_schema_ref_to_a_url_is_an_error_not_an_open_schema() {
+    let document = load_str(
         "openapi: 3.1.0
 paths:
   /a:
@@ -414,12 +414,14 @@ paths:
               type: object
               properties:
                 remote: {$ref: 'https://example.com/pet.json'}
-                sibling: {$ref: 'Pet.yaml', description: kept}
 ",
-    );
+        "test.yaml",
+    )
+    .expect("loads: the reference is met when the schema is translated");
+    let error = convert(&document).err().map(|error| error.to_string());
     assert_eq!(
-        schema(&tool)["properties"]["body"],
-        json!({"type": "object", "properties": {"remote": {}, "sibling": {"description": "kept"}}})
+        error.as_deref(),
+        Some("test.yaml:11: #/paths/~1a/post/requestBody/content/application~1json/schema/properties/remote: $ref `https://example.com/pet.json` cannot be resolved: it is a URL, and URLs are never fetched")
     );
 }
 

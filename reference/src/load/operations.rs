@@ -2,7 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::pointer::{follow, DocPath, Followed};
+use super::files::Holes;
+use super::pointer::{follow, DocPath};
 use super::{
     string_field, LoadError, MediaType, Method, Operation, Parameter, ParameterLocation,
     RequestBody,
@@ -11,14 +12,16 @@ use super::{
 /// Reads operations out of a 3.x-shaped document, collecting what it skips.
 pub struct Reader<'a> {
     root: &'a Value,
+    holes: &'a Holes,
     origin: &'a str,
     warnings: Vec<String>,
 }
 
 impl<'a> Reader<'a> {
-    pub fn new(root: &'a Value, origin: &'a str) -> Self {
+    pub fn new(root: &'a Value, holes: &'a Holes, origin: &'a str) -> Self {
         Self {
             root,
+            holes,
             origin,
             warnings: Vec::new(),
         }
@@ -42,10 +45,7 @@ impl<'a> Reader<'a> {
             if path.starts_with("x-") {
                 continue;
             }
-            let item_at = at.key(path);
-            let Some((item, item_at)) = self.resolve(item, &item_at)? else {
-                continue;
-            };
+            let (item, item_at) = self.resolve(item, &at.key(path))?;
             let item = self.object(item, &item_at)?;
             let shared = self.parameters(item.get("parameters"), &item_at.key("parameters"))?;
             for method in Method::ALL {
@@ -69,7 +69,7 @@ impl<'a> Reader<'a> {
         let operation = self.object(value, &at)?;
         let own = self.parameters(operation.get("parameters"), &at.key("parameters"))?;
         let request_body = match operation.get("requestBody") {
-            Some(body) => self.request_body(body, &at.key("requestBody"))?,
+            Some(body) => Some(self.request_body(body, &at.key("requestBody"))?),
             None => None,
         };
         Ok(Operation {
@@ -113,9 +113,7 @@ impl<'a> Reader<'a> {
         value: &'a Value,
         at: &DocPath,
     ) -> Result<Option<Parameter>, LoadError> {
-        let Some((value, at)) = self.resolve(value, at)? else {
-            return Ok(None);
-        };
+        let (value, at) = self.resolve(value, at)?;
         let parameter = self.object(value, &at)?;
         let Some(name) = string_field(parameter, "name") else {
             return Err(self.invalid(&at, "a parameter needs a `name`"));
@@ -144,14 +142,8 @@ impl<'a> Reader<'a> {
         }))
     }
 
-    fn request_body(
-        &mut self,
-        value: &'a Value,
-        at: &DocPath,
-    ) -> Result<Option<RequestBody>, LoadError> {
-        let Some((value, at)) = self.resolve(value, at)? else {
-            return Ok(None);
-        };
+    fn request_body(&mut self, value: &'a Value, at: &DocPath) -> Result<RequestBody, LoadError> {
+        let (value, at) = self.resolve(value, at)?;
         let body = self.object(value, &at)?;
         let content = match body.get("content") {
             Some(content) => self
@@ -164,31 +156,18 @@ impl<'a> Reader<'a> {
                 .collect(),
             None => Vec::new(),
         };
-        Ok(Some(RequestBody {
+        Ok(RequestBody {
             required: body.get("required") == Some(&Value::Bool(true)),
             description: string_field(body, "description"),
             content,
             at,
-        }))
+        })
     }
 
-    /// TC-LOAD-003, TC-LOAD-004: the value behind a `$ref` chain and where it is;
-    /// `None` for an external reference, which is skipped with a warning.
-    fn resolve(
-        &mut self,
-        value: &'a Value,
-        at: &DocPath,
-    ) -> Result<Option<(&'a Value, DocPath)>, LoadError> {
-        match follow(self.root, value, at, self.origin)? {
-            Followed::Local(value, place) => Ok(Some((value, place))),
-            Followed::External(reference) => {
-                self.warnings.push(format!(
-                    "{}: {at}: skipped: external $ref `{reference}` is never fetched",
-                    self.origin
-                ));
-                Ok(None)
-            }
-        }
+    /// TC-LOAD-003, TC-LOAD-006: the value behind a `$ref` chain and where it
+    /// is; a reference that cannot be resolved is an error, never skipped.
+    fn resolve(&self, value: &'a Value, at: &DocPath) -> Result<(&'a Value, DocPath), LoadError> {
+        follow(self.root, self.holes, value, at, self.origin)
     }
 
     fn object<'v>(

@@ -6,13 +6,18 @@ use std::fmt;
 use percent_encoding::percent_decode_str;
 use serde_json::Value;
 
+use super::files::{in_other_file, Holes};
 use super::{LoadError, RefProblem};
 
 /// A place in the document, shown as `paths./pets.get.parameters[0]`: object keys
 /// joined by dots, list positions in brackets. Keys are shown as written, which
-/// reads better for paths than JSON Pointer's `~1` escapes.
+/// reads better for paths than JSON Pointer's `~1` escapes. A place in another
+/// file of a split document starts with that file: `paths/pets.yaml: get`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DocPath(String);
+
+/// What separates another file's name from the place in it.
+const FILE_SEPARATOR: &str = ": ";
 
 impl DocPath {
     /// The top of the document.
@@ -22,8 +27,8 @@ impl DocPath {
 
     /// The member `key` of the object here.
     pub fn key(&self, key: &str) -> Self {
-        if self.0.is_empty() {
-            Self(key.to_string())
+        if self.0.is_empty() || self.0.ends_with(FILE_SEPARATOR) {
+            Self(format!("{}{key}", self.0))
         } else {
             Self(format!("{}.{key}", self.0))
         }
@@ -36,10 +41,14 @@ impl DocPath {
 
     /// The place a decoded JSON Pointer (`/components/schemas/Pet`) names.
     pub fn from_pointer(pointer: &str) -> Self {
+        let (start, pointer) = match in_other_file(pointer) {
+            Some((file, within)) => (Self(format!("{file}{FILE_SEPARATOR}")), within),
+            None => (Self::root(), pointer),
+        };
         pointer
             .split('/')
             .skip(1)
-            .fold(Self::root(), |path, token| path.key(&unescape_token(token)))
+            .fold(start, |path, token| path.key(&unescape_token(token)))
     }
 
     pub fn as_str(&self) -> &str {
@@ -49,17 +58,18 @@ impl DocPath {
 
 impl fmt::Display for DocPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            f.write_str("document root")
-        } else {
-            f.write_str(&self.0)
+        match self.0.strip_suffix(FILE_SEPARATOR) {
+            _ if self.0.is_empty() => f.write_str("document root"),
+            Some(file) => f.write_str(file),
+            None => f.write_str(&self.0),
         }
     }
 }
 
 /// The JSON Pointer inside a local reference (`#/components/schemas/Pet` gives
-/// `/components/schemas/Pet`), percent-decoded; `None` for anything that would
-/// have to be fetched (another file, a URL, an `$id`).
+/// `/components/schemas/Pet`), percent-decoded; `None` for a reference to
+/// anything else (another file, a URL, an `$id`), which only the bundling of
+/// files settles.
 pub fn local_pointer(reference: &str) -> Option<String> {
     let fragment = reference.strip_prefix('#')?;
     // A fragment is URI-encoded first, a JSON Pointer second (RFC 6901, section 6).
@@ -88,43 +98,39 @@ fn unescape_token(token: &str) -> String {
     token.replace("~1", "/").replace("~0", "~")
 }
 
-/// What a value turns out to be once its `$ref` chain is followed.
-pub enum Followed<'a> {
-    /// The value itself, and where it is.
-    Local(&'a Value, DocPath),
-    /// The chain ends in a reference that is never fetched (TC-LOAD-004).
-    External(String),
-}
-
 /// TC-LOAD-003: follow `value`'s `$ref` (and the target's, and so on) to a value
-/// that is not a reference. A dangling pointer or a chain that comes back on
-/// itself is an error at `at`.
+/// that is not a reference, and where it is. A dangling pointer or a chain that
+/// comes back on itself is an error at `at`; a reference that could not be
+/// resolved when the files were bundled (TC-LOAD-006) is its own error.
 pub fn follow<'a>(
     root: &'a Value,
+    holes: &Holes,
     value: &'a Value,
     at: &DocPath,
     origin: &str,
-) -> Result<Followed<'a>, LoadError> {
+) -> Result<(&'a Value, DocPath), LoadError> {
     let mut current = value;
     let mut place = at.clone();
     let mut seen = HashSet::new();
     while let Some(reference) = current.get("$ref").and_then(Value::as_str) {
-        let Some(pointer) = local_pointer(reference) else {
-            return Ok(Followed::External(reference.to_string()));
-        };
         let broken = |problem| LoadError::BrokenRef {
             origin: origin.to_string(),
             at: place.clone(),
             reference: reference.to_string(),
             problem,
         };
+        // After bundling, every reference is local: anything else points to nothing here.
+        let pointer = local_pointer(reference).ok_or_else(|| broken(RefProblem::Missing))?;
+        if let Some(hole) = holes.at(&pointer) {
+            return Err(LoadError::Unresolved(hole.clone()));
+        }
         if !seen.insert(pointer.clone()) {
             return Err(broken(RefProblem::Cycle));
         }
         current = lookup(root, &pointer).ok_or_else(|| broken(RefProblem::Missing))?;
         place = DocPath::from_pointer(&pointer);
     }
-    Ok(Followed::Local(current, place))
+    Ok((current, place))
 }
 
 #[cfg(test)]
@@ -173,6 +179,16 @@ mod tests {
             DocPath::from_pointer("/components/parameters/a~1b").to_string(),
             "components.parameters.a/b"
         );
+        let elsewhere = DocPath::from_pointer("/x-hosted-mcp-files/paths~1pets.yaml");
+        assert_eq!(elsewhere.to_string(), "paths/pets.yaml");
+        assert_eq!(
+            elsewhere.key("get").index(0).to_string(),
+            "paths/pets.yaml: get[0]"
+        );
+        assert_eq!(
+            DocPath::from_pointer("/x-hosted-mcp-files/p.yaml/Limit/schema").to_string(),
+            "p.yaml: Limit.schema"
+        );
     }
 
     #[test]
@@ -188,14 +204,15 @@ mod tests {
         let at = DocPath::root().key("here");
         let start = |name: &str| json!({"$ref": format!("#/components/parameters/{name}")});
 
-        let cycle = follow(&root, &start("A"), &at, "doc")
+        let holes = Holes::default();
+        let cycle = follow(&root, &holes, &start("A"), &at, "doc")
             .err()
             .map(|e| e.to_string());
         assert_eq!(
             cycle.as_deref(),
             Some("doc: components.parameters.B: $ref `#/components/parameters/A` leads back to itself")
         );
-        let missing = follow(&root, &start("C"), &at, "doc")
+        let missing = follow(&root, &holes, &start("C"), &at, "doc")
             .err()
             .map(|e| e.to_string());
         assert_eq!(
@@ -203,17 +220,20 @@ mod tests {
             Some("doc: components.parameters.C: $ref `#/components/parameters/Nope` points to nothing in this document")
         );
         let d = start("D");
-        match follow(&root, &d, &at, "doc") {
-            Ok(Followed::Local(value, place)) => {
+        match follow(&root, &holes, &d, &at, "doc") {
+            Ok((value, place)) => {
                 assert_eq!(value, &json!({"name": "d", "in": "query"}));
                 assert_eq!(place.to_string(), "components.parameters.D");
             }
-            _ => panic!("D should resolve"),
+            Err(error) => panic!("D should resolve: {error}"),
         }
         let external = json!({"$ref": "parameters.yaml#/tagsParam"});
         assert!(matches!(
-            follow(&root, &external, &at, "doc"),
-            Ok(Followed::External(reference)) if reference == "parameters.yaml#/tagsParam"
+            follow(&root, &holes, &external, &at, "doc"),
+            Err(LoadError::BrokenRef {
+                problem: RefProblem::Missing,
+                ..
+            })
         ));
     }
 }

@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use super::pointer::{follow, DocPath, Followed};
+use super::files::Holes;
+use super::pointer::{follow, DocPath};
 use super::{string_field, LoadError, SecurityScheme};
 
 /// What the document says about credentials.
@@ -16,7 +17,14 @@ pub struct Security {
     pub schemes: Vec<(String, SecurityScheme)>,
 }
 
-pub fn read(root: &Value, origin: &str, warnings: &mut Vec<String>) -> Result<Security, LoadError> {
+/// A scheme that is not there (a reference that cannot be resolved) is an
+/// error like any other such reference (TC-LOAD-006).
+pub fn read(
+    root: &Value,
+    holes: &Holes,
+    origin: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Security, LoadError> {
     let mut requirement_names = Vec::new();
     for requirement in root
         .get("security")
@@ -38,16 +46,11 @@ pub fn read(root: &Value, origin: &str, warnings: &mut Vec<String>) -> Result<Se
         .and_then(|components| components.get("securitySchemes"))
         .and_then(Value::as_object);
     for (name, value) in declared.into_iter().flatten() {
-        match follow(root, value, &at.key(name), origin)? {
-            Followed::Local(value, _) => match scheme(value) {
-                Some(scheme) => schemes.push((name.clone(), scheme)),
-                None => warnings.push(format!(
-                    "{origin}: {}: skipped: a security scheme needs a `type`",
-                    at.key(name)
-                )),
-            },
-            Followed::External(reference) => warnings.push(format!(
-                "{origin}: {}: skipped: external $ref `{reference}` is never fetched",
+        let (value, _) = follow(root, holes, value, &at.key(name), origin)?;
+        match scheme(value) {
+            Some(scheme) => schemes.push((name.clone(), scheme)),
+            None => warnings.push(format!(
+                "{origin}: {}: skipped: a security scheme needs a `type`",
                 at.key(name)
             )),
         }

@@ -9,7 +9,8 @@
 
 use serde_json::{json, Map, Value};
 
-use super::pointer::{follow, DocPath, Followed};
+use super::files::Holes;
+use super::pointer::{follow, DocPath};
 use super::{LoadError, Method};
 
 /// Swagger 2.0 keywords that describe a non-body parameter's value, and mean the
@@ -37,13 +38,19 @@ const MULTIPART: &str = "multipart/form-data";
 
 /// The upgraded document. Top-level members the 3.0 reader does not use (the 2.0
 /// `parameters` and `responses`, say) stay, so pointers into them still resolve.
-pub fn upgrade(mut root: Value, origin: &str) -> Result<Value, LoadError> {
+pub fn upgrade(mut root: Value, holes: &Holes, origin: &str) -> Result<Value, LoadError> {
     let Some(top) = root.as_object() else {
         return Ok(root);
     };
     let global_consumes = string_list(top.get("consumes"));
     let paths = match top.get("paths") {
-        Some(paths) => Some(upgrade_paths(&root, paths, &global_consumes, origin)?),
+        Some(paths) => Some(upgrade_paths(
+            &root,
+            holes,
+            paths,
+            &global_consumes,
+            origin,
+        )?),
         None => None,
     };
 
@@ -71,6 +78,7 @@ pub fn upgrade(mut root: Value, origin: &str) -> Result<Value, LoadError> {
 
 fn upgrade_paths(
     root: &Value,
+    holes: &Holes,
     paths: &Value,
     global_consumes: &[String],
     origin: &str,
@@ -82,13 +90,19 @@ fn upgrade_paths(
     let mut upgraded = Map::new();
     for (path, item) in paths {
         let item_at = at.key(path);
-        // Anything odd (an extension, a `$ref`, a non-object) is left for the
-        // 3.0 reader to skip or report.
-        let Some(item) = item.as_object().filter(|_| !path.starts_with("x-")) else {
+        // Anything odd (an extension, a non-object) is left for the 3.0
+        // reader to skip or report. A path item behind a `$ref` (in another
+        // file, say) is upgraded here, where it is used.
+        if path.starts_with("x-") {
+            upgraded.insert(path.clone(), item.clone());
+            continue;
+        }
+        let (item, _) = follow(root, holes, item, &item_at, origin)?;
+        let Some(item) = item.as_object() else {
             upgraded.insert(path.clone(), item.clone());
             continue;
         };
-        let shared = resolved_parameters(root, item.get("parameters"), &item_at, origin)?;
+        let shared = resolved_parameters(root, holes, item.get("parameters"), &item_at, origin)?;
         let mut new_item = item.clone();
         new_item.remove("parameters");
         for method in Method::ALL {
@@ -96,7 +110,8 @@ fn upgrade_paths(
                 continue;
             };
             let op_at = item_at.key(method.as_str());
-            let own = resolved_parameters(root, operation.get("parameters"), &op_at, origin)?;
+            let own =
+                resolved_parameters(root, holes, operation.get("parameters"), &op_at, origin)?;
             let consumes = match operation.get("consumes") {
                 Some(list) => string_list(Some(list)),
                 None => global_consumes.to_vec(),
@@ -109,10 +124,11 @@ fn upgrade_paths(
     Ok(Value::Object(upgraded))
 }
 
-/// A parameter list with local `$ref`s replaced by their targets; an external
-/// `$ref` stays for the 3.0 reader to skip with a warning.
+/// A parameter list with `$ref`s replaced by their targets (in this document
+/// or, once bundled, in another file of it).
 fn resolved_parameters(
     root: &Value,
+    holes: &Holes,
     list: Option<&Value>,
     owner_at: &DocPath,
     origin: &str,
@@ -126,10 +142,11 @@ fn resolved_parameters(
     };
     let mut resolved = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
-        match follow(root, item, &at.index(index), origin)? {
-            Followed::Local(value, _) => resolved.push(value.clone()),
-            Followed::External(_) => resolved.push(item.clone()),
-        }
+        resolved.push(
+            follow(root, holes, item, &at.index(index), origin)?
+                .0
+                .clone(),
+        );
     }
     Ok(resolved)
 }
@@ -140,12 +157,9 @@ fn resolved_parameters(
 fn merge(mut merged: Vec<Value>, own: Vec<Value>) -> Vec<Value> {
     let key = |p: &Value| (p.get("name").cloned(), p.get("in").cloned());
     for parameter in own {
-        match merged
-            .iter_mut()
-            .find(|p| p.get("$ref").is_none() && key(p) == key(&parameter))
-        {
-            Some(slot) if parameter.get("$ref").is_none() => *slot = parameter,
-            _ => merged.push(parameter),
+        match merged.iter_mut().find(|p| key(p) == key(&parameter)) {
+            Some(slot) => *slot = parameter,
+            None => merged.push(parameter),
         }
     }
     merged
@@ -259,9 +273,6 @@ fn upgrade_parameter(parameter: Value) -> Value {
     let Value::Object(fields) = &parameter else {
         return parameter;
     };
-    if fields.contains_key("$ref") {
-        return parameter;
-    }
     let mut upgraded = Map::new();
     for key in ["name", "in", "description", "required"] {
         if let Some(value) = fields.get(key) {

@@ -270,30 +270,32 @@ paths:
     assert_eq!(body.content[0].schema, Some(json!({"type": "object"})));
 }
 
-#[test]
-fn external_refs_are_skipped_with_a_warning_not_fetched() {
-    let document = load(
+#[rstest]
+#[case::file_without_a_folder(
+    "parameters.yaml#/limit",
+    "test.yaml:6: #/paths/~1pets/get/parameters/0: $ref `parameters.yaml#/limit` cannot be resolved: it names another file, and a document not read from a file has no folder to find it in"
+)]
+#[case::url(
+    "https://example.com/parameters.yaml#/limit",
+    "test.yaml:6: #/paths/~1pets/get/parameters/0: $ref `https://example.com/parameters.yaml#/limit` cannot be resolved: it is a URL, and URLs are never fetched"
+)]
+fn a_reference_that_cannot_be_resolved_is_an_error_naming_its_line(
+    #[case] reference: &str,
+    #[case] message: &str,
+) {
+    let error = load(&format!(
         "openapi: 3.0.0
 paths:
   /pets:
     get:
       parameters:
-        - $ref: 'parameters.yaml#/limit'
-        - {name: q, in: query}
-  /remote:
-    $ref: 'https://example.com/paths.yaml#/remote'
-",
-    )
-    .expect("loads");
-    assert_eq!(summary(&document), ["GET /pets"]);
-    assert_eq!(document.operations[0].parameters.len(), 1);
-    assert_eq!(
-        document.warnings,
-        [
-            "test.yaml: paths./pets.get.parameters[0]: skipped: external $ref `parameters.yaml#/limit` is never fetched",
-            "test.yaml: paths./remote: skipped: external $ref `https://example.com/paths.yaml#/remote` is never fetched",
-        ]
-    );
+        - $ref: '{reference}'
+        - {{name: q, in: query}}
+"
+    ))
+    .err()
+    .map(|error| error.to_string());
+    assert_eq!(error.as_deref(), Some(message));
 }
 
 #[test]
