@@ -520,6 +520,32 @@ Feature: Arguments are checked first
       | 3 emoji (12 bytes) miss minLength 4    | long     | 🐶🐱🐭      | is refused           |
       | 4 characters meet minLength 4          | long     | abcd        | reached the upstream |
 
+  @TC-CHECK-007
+  Scenario Outline: A length written as a decimal is still a length: <case>
+    JSON Schema counts 4.0 as the integer 4, so a document may write it so.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /names:
+          get:
+            operationId: findNames
+            parameters:
+              - {name: short, in: query, schema: {type: string, maxLength: 4.0}}
+              - {name: long, in: query, schema: {type: string, minLength: 4.0}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "findNames" with "<value>" placed at "/<property>"
+    Then the call <outcome>
+
+    Examples:
+      | case                              | property | value | outcome              |
+      | 5 characters exceed maxLength 4.0 | short    | abcde | is refused           |
+      | 4 characters fit maxLength 4.0    | short    | abcd  | reached the upstream |
+      | 3 characters miss minLength 4.0   | long     | abc   | is refused           |
+      | 4 characters meet minLength 4.0   | long     | abcd  | reached the upstream |
+
   @TC-CHECK-008
   Scenario Outline: Item counts are checked: <case>
     Given the OpenAPI document:
@@ -543,6 +569,29 @@ Feature: Arguments are checked first
       | four items, too many | ["a", "b", "c", "d"] | is refused           |
       | two items are enough | ["a", "b"]           | reached the upstream |
       | three items fit      | ["a", "b", "c"]      | reached the upstream |
+
+  @TC-CHECK-008
+  Scenario Outline: An item count written as a decimal is still a count: <case>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /tags:
+          get:
+            operationId: findTags
+            parameters:
+              - {name: tags, in: query, schema: {type: array, minItems: 2.0, maxItems: 3.0, items: {type: string}}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "findTags" with <value> placed at "/tags"
+    Then the call <outcome>
+
+    Examples:
+      | case                 | value                | outcome              |
+      | one item is too few  | ["a"]                | is refused           |
+      | four items, too many | ["a", "b", "c", "d"] | is refused           |
+      | two items are enough | ["a", "b"]           | reached the upstream |
 
   @TC-CHECK-009
   Scenario Outline: Ranges are checked at their bounds: <case>

@@ -264,10 +264,10 @@ impl<'s> Compiler<'s> {
                 .and_then(Value::as_array)
                 .map(|values| Enumeration::new(values)),
             constant: keywords.get("const").cloned(),
-            min_length: keywords.get("minLength").and_then(Value::as_u64),
-            max_length: keywords.get("maxLength").and_then(Value::as_u64),
-            min_items: keywords.get("minItems").and_then(Value::as_u64),
-            max_items: keywords.get("maxItems").and_then(Value::as_u64),
+            min_length: count(keywords, "minLength"),
+            max_length: count(keywords, "maxLength"),
+            min_items: count(keywords, "minItems"),
+            max_items: count(keywords, "maxItems"),
             minimum: number(keywords, "minimum"),
             maximum: number(keywords, "maximum"),
             exclusive_minimum: number(keywords, "exclusiveMinimum"),
@@ -338,6 +338,17 @@ impl<'s> Compiler<'s> {
         };
         node
     }
+}
+
+/// A length or item count: a non-negative whole number, which JSON Schema
+/// lets be written `2.0` as well as `2`. Anything else bounds nothing.
+fn count(keywords: &Map<String, Value>, keyword: &str) -> Option<u64> {
+    let value = keywords.get(keyword)?;
+    value.as_u64().or_else(|| {
+        let float = value.as_f64()?;
+        // Exact for every count an instance could reach; a larger one bounds nothing anyway.
+        (float >= 0.0 && float.fract() == 0.0 && float < 2f64.powi(63)).then_some(float as u64)
+    })
 }
 
 fn number(keywords: &Map<String, Value>, keyword: &str) -> Option<Number> {

@@ -136,15 +136,26 @@ fn is_date_time(text: &str) -> bool {
 }
 
 fn is_email(text: &str) -> bool {
-    let Some((local, domain)) = text.split_once('@') else {
+    // The domain follows the last `@`: a quoted local part (RFC 5321) may hold
+    // `@` and spaces, so the check only refuses what is plainly not an address.
+    let Some((local, domain)) = text.rsplit_once('@') else {
         return false;
     };
-    !local.is_empty()
+    let quoted = local.len() >= 2 && local.starts_with('"') && local.ends_with('"');
+    let local_fits = if quoted {
+        !local.chars().any(char::is_control)
+    } else {
+        !local.is_empty() && !local.contains('@') && !has_space_or_control(local)
+    };
+    local_fits
         && !domain.is_empty()
-        && !domain.contains('@')
         && !domain.starts_with('.')
         && !domain.ends_with('.')
-        && !text.chars().any(|c| c.is_whitespace() || c.is_control())
+        && !has_space_or_control(domain)
+}
+
+fn has_space_or_control(text: &str) -> bool {
+    text.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 fn is_uuid(bytes: &[u8]) -> bool {
@@ -210,6 +221,9 @@ mod tests {
     #[case::empty_domain("ada@", false)]
     #[case::space("ada lovelace@example.com", false)]
     #[case::dot_ended_domain("ada@example.", false)]
+    #[case::quoted_space(r#""ada lovelace"@example.com"#, true)]
+    #[case::quoted_at(r#""ada@home"@example.com"#, true)]
+    #[case::space_in_domain("ada@exa mple.com", false)]
     fn email(#[case] text: &str, #[case] valid: bool) {
         assert_eq!(Format::Email.accepts(text), valid, "{text}");
     }
