@@ -203,3 +203,26 @@ Feature: Delivery
     When the client calls "listToys" with {"id": "42"}
     Then the result contains "GET"
     And the result contains "/pets/42/toys"
+
+  @TC-SEND-007 @recommended
+  Scenario: An answer that is not HTTP is an error naming the request
+    The base URL points at a service that does not speak HTTP: the
+    exchange fails for a reason that is neither a timeout, a refusal nor a
+    reset, and the error still names the request.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets/{id}/toys:
+          get:
+            operationId: listToys
+            parameters:
+              - {name: id, in: path, required: true, schema: {type: string}}
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers "/pets/42/toys" with bytes that are not HTTP
+    When the client calls "listToys" with {"id": "42"}
+    Then the call returns a tool error with a text
+    And the result contains "GET"
+    And the result contains "/pets/42/toys"

@@ -288,6 +288,32 @@ Feature: Loading the document
       | schema     | #/components/parameters/DryRun   | #/components/schemas/Ghost  | #/components/schemas/Ghost       |
 
   @TC-LOAD-006
+  Scenario Outline: A reference that cannot be resolved stops the gateway, never leaves a hole (<what>)
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            parameters:
+              - $ref: "<parameter>"
+            responses: {"200": {description: ok}}
+      """
+    And beside the document, the file "parameters.yaml":
+      """
+      Limit: {name: limit, in: query, schema: {type: integer, maximum: 50}}
+      """
+    Then the gateway refuses to start, and its error names "<named>"
+
+    Examples:
+      | what                      | parameter                                | named                          |
+      | a URL                     | {{base_url}}/parameters.yaml#/Limit      | /parameters.yaml#/Limit        |
+      | a file that is not there  | common/parameters.yaml#/Limit            | common/parameters.yaml         |
+      | nothing at the pointer    | parameters.yaml#/Offset                  | parameters.yaml#/Offset        |
+
+  @TC-LOAD-006
   Scenario: A document that is not OpenAPI at all
     Given the OpenAPI document:
       """
@@ -504,3 +530,79 @@ Feature: Loading the document
     And in the input schema of "findFlags", the schema at "/properties/anything" accepts anything
     And in the input schema of "findFlags", the schema at "/properties/filter/properties/open" accepts anything
     And in the input schema of "findFlags", the schema at "/properties/filter/properties/retired" accepts nothing
+
+  @TC-LOAD-008 @recommended
+  Scenario: A split document: references to files in its folder tree are resolved
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      servers: [{url: "{{base_url}}"}]
+      paths:
+        /pets:
+          $ref: "paths/pets.yaml"
+      """
+    And beside the document, the file "paths/pets.yaml":
+      """
+      get:
+        operationId: listPets
+        parameters:
+          - $ref: "../parameters.yaml#/Limit"
+        responses: {"200": {description: ok}}
+      post:
+        operationId: addPet
+        requestBody:
+          required: true
+          content:
+            application/json:
+              schema: {$ref: "../schemas/NewPet.yaml"}
+        responses: {"201": {description: created}}
+      """
+    And beside the document, the file "parameters.yaml":
+      """
+      Limit: {name: limit, in: query, schema: {type: integer, maximum: 50}}
+      """
+    And beside the document, the file "schemas/NewPet.yaml":
+      """
+      type: object
+      required: [name]
+      properties:
+        name: {type: string, maxLength: 20}
+        owner: {$ref: "Owner.json"}
+      """
+    And beside the document, the file "schemas/Owner.json":
+      """
+      {"type": "object", "required": ["email"], "properties": {"email": {"type": "string", "format": "email"}}}
+      """
+    When the gateway starts
+    Then the gateway lists the tools:
+      | listPets |
+      | addPet   |
+    And the tool "listPets" takes the arguments:
+      | limit |
+    And somewhere in the input schema of "addPet", the property "name" has "/maxLength" equal to 20
+    When the client calls "addPet" with {"body": {"owner": {}}}
+    Then the call is refused at each of:
+      | /body/name        |
+      | /body/owner/email |
+
+  @TC-LOAD-008 @recommended
+  Scenario: A file outside the document's folder tree is never read
+    Given the OpenAPI document is in the folder "api"
+    And the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            parameters:
+              - $ref: "../secret.yaml#/Limit"
+            responses: {"200": {description: ok}}
+      """
+    And beside the document, the file "../secret.yaml":
+      """
+      Limit: {name: limit, in: query, schema: {type: integer}}
+      """
+    Then the gateway refuses to start, and its error names "secret.yaml"

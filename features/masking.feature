@@ -348,3 +348,23 @@ Feature: Masking the credential
     And the gateway is running, and nothing listens at the upstream's address any more
     When the client calls "whoami" with {}
     Then the result does not show the credential
+
+  @TC-MASK-007
+  Scenario: A message about an answer that is not HTTP does not show a query credential
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: query, name: api_key}
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers "/whoami" with bytes that are not HTTP
+    When the client calls "whoami" with {}
+    Then the result does not show the credential

@@ -56,6 +56,26 @@ pub enum CallOutcome {
     RpcError { code: i32, message: String },
 }
 
+impl CallOutcome {
+    /// The error codes the outcome's text carries: each `[CODE]` (capitals,
+    /// digits and `_`) at the start of the text or of a line, as the
+    /// reference's catalogue writes its errors and notes. The error docs link
+    /// each code to the scenarios whose answers carried it.
+    pub fn codes(&self) -> impl Iterator<Item = &str> {
+        let text = match self {
+            Self::Result { text, .. } => text,
+            Self::RpcError { message, .. } => message,
+        };
+        text.split('\n').filter_map(|line| {
+            let code = line.strip_prefix('[')?.split_once(']')?.0;
+            let mut chars = code.chars();
+            let well_formed = chars.next().is_some_and(|c| c.is_ascii_uppercase())
+                && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+            well_formed.then_some(code)
+        })
+    }
+}
+
 impl fmt::Display for CallOutcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -296,4 +316,26 @@ impl Drop for CloseOnDrop {
 fn protocol_version(version: &str) -> anyhow::Result<ProtocolVersion> {
     serde_json::from_value(Value::String(version.to_owned()))
         .with_context(|| format!("rmcp does not know protocol version {version:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CallOutcome;
+
+    #[test]
+    fn codes_are_read_where_a_line_begins_with_one() {
+        let result = CallOutcome::Result {
+            is_error: false,
+            text: "[ok] body [credential]\n[BODY_TRUNCATED] cut at 1 MB\n [NOT_AT_START]\n[Mixed_Case]\n[UPSTREAM_5XX] x".into(),
+        };
+        assert_eq!(
+            result.codes().collect::<Vec<_>>(),
+            ["BODY_TRUNCATED", "UPSTREAM_5XX"]
+        );
+        let error = CallOutcome::RpcError {
+            code: -32602,
+            message: "[TOOL_UNKNOWN] there is no tool named `x`".into(),
+        };
+        assert_eq!(error.codes().collect::<Vec<_>>(), ["TOOL_UNKNOWN"]);
+    }
 }

@@ -148,7 +148,9 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         .verbose
         .then(|| writer::Basic::raw(io::stdout(), Coloring::Auto, Verbosity::Default).normalized());
     let progress = Progress::new(Arc::clone(&selected), options.verbose);
-    let recorder = Recorder::new(summary, origin, progress, verbose_writer).assert_normalized();
+    let recorder = Recorder::new(summary, origin, progress, verbose_writer);
+    let codes_seen = recorder.codes_seen();
+    let recorder = recorder.assert_normalized();
     let default_transport = options.transport;
     let finished = GatewayWorld::cucumber()
         .max_concurrent_scenarios(options.concurrency)
@@ -163,8 +165,9 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             );
             async {}.boxed_local()
         })
-        .after(|_, _, _, _, world| {
+        .after(move |feature, _, scenario, _, world| {
             if let Some(world) = world {
+                codes_seen.record(feature, scenario, world.codes_seen());
                 world.teardown();
             }
             async {}.boxed_local()

@@ -2,11 +2,11 @@
 //! launched from it at the first step that needs it.
 
 use std::{
-    collections::HashMap,
+    collections::{BTreeSet, HashMap},
     fmt,
     mem::ManuallyDrop,
     ops::Deref,
-    path::PathBuf,
+    path::{Component, Path, PathBuf},
     sync::{
         atomic::{AtomicU64, Ordering},
         Arc,
@@ -18,6 +18,7 @@ use anyhow::{anyhow, bail, Context as _};
 use mock_upstream::Upstream;
 use serde_json::Value;
 use tokio::sync::OwnedSemaphorePermit;
+use wiremock::{matchers::any, Mock, ResponseTemplate};
 
 use crate::{
     client::{CallOutcome, Era, McpClient},
@@ -32,6 +33,9 @@ use crate::{
 /// that shows it encoded is caught too. Nothing in it needs a JSON escape:
 /// a JSON echo of it is the plain credential, which every gateway must mask.
 pub const DEFAULT_CREDENTIAL: &str = "sk/conformance+3f9a=7c1e@x";
+
+/// The body of the upstream's answer to a request no step stubbed.
+pub const UNSTUBBED_ANSWER: &str = "ok";
 
 /// Written in a document, replaced by the mock upstream's base URL (for
 /// documents that point somewhere the harness can watch).
@@ -82,11 +86,18 @@ pub struct GatewayWorld {
     hint_credential: bool,
     era: Era,
     document: Option<String>,
+    /// The document's folder within the scenario's folder (empty: the top).
+    document_folder: PathBuf,
+    /// The other files of a split document, by their path within the
+    /// scenario's folder, already checked to stay inside it.
+    files: Vec<(PathBuf, String)>,
     credential: String,
     running: Option<Running>,
     last_call: Option<CallOutcome>,
     /// How long the latest tool call took, from sending it to its answer.
     last_call_took: Option<Duration>,
+    /// Every error code the scenario's calls carried (see [`CallOutcome::codes`]).
+    codes_seen: BTreeSet<String>,
     raw: Option<RawHttp>,
     dir: Option<ScenarioDir>,
     /// Whether a tool the gateway names otherwise is found by its operation:
@@ -151,22 +162,33 @@ impl fmt::Debug for GatewayWorld {
 
 impl GatewayWorld {
     async fn new() -> anyhow::Result<Self> {
+        let upstream = Upstream::start()
+            .await
+            .context("cannot start the mock upstream")?;
+        // What a scenario does not stub is answered as a real API would, with
+        // a plain 200: a scenario about the request then sees no error it did
+        // not ask for, and the error codes recorded per scenario are the ones
+        // its rule is about.
+        Mock::given(any())
+            .respond_with(ResponseTemplate::new(200).set_body_string(UNSTUBBED_ANSWER))
+            .with_priority(u8::MAX)
+            .mount(upstream.stubs())
+            .await;
         Ok(Self {
-            upstream: DropElsewhere::new(
-                Upstream::start()
-                    .await
-                    .context("cannot start the mock upstream")?,
-            ),
+            upstream: DropElsewhere::new(upstream),
             launcher: None,
             slot: None,
             transport: Transport::Http,
             hint_credential: true,
             era: Era::default(),
             document: None,
+            document_folder: PathBuf::new(),
+            files: Vec::new(),
             credential: DEFAULT_CREDENTIAL.to_owned(),
             running: None,
             last_call: None,
             last_call_took: None,
+            codes_seen: BTreeSet::new(),
             raw: None,
             dir: None,
             resolve_names: true,
@@ -273,6 +295,24 @@ impl GatewayWorld {
         Ok(())
     }
 
+    /// Puts the document in `folder` (a relative path) of the scenario's
+    /// folder, so a file beside it can be outside the document's folder tree.
+    pub fn set_document_folder(&mut self, folder: &str) -> anyhow::Result<()> {
+        self.before_launch("the document's folder")?;
+        self.document_folder = inside_scenario(Path::new(""), folder)?;
+        Ok(())
+    }
+
+    /// Adds a file of a split document at `path`, relative to the document's
+    /// folder (`../x.yaml` is allowed while it stays in the scenario's
+    /// folder). `{{base_url}}` in it becomes the mock upstream's base URL.
+    pub fn add_file(&mut self, path: &str, text: &str) -> anyhow::Result<()> {
+        self.before_launch("the document's files")?;
+        let path = inside_scenario(&self.document_folder, path)?;
+        self.files.push((path, text.to_owned()));
+        Ok(())
+    }
+
     /// Sets the credential stored for the gateway.
     pub fn set_credential(&mut self, credential: &str) -> anyhow::Result<()> {
         self.before_launch("the credential")?;
@@ -374,7 +414,7 @@ impl GatewayWorld {
         let (outcome, broken) = session.call_tool(&name, arguments).await?;
         self.last_call_took = Some(started.elapsed());
         self.note_transport(broken);
-        Ok(self.last_call.insert(outcome))
+        Ok(self.keep_outcome(outcome))
     }
 
     /// Calls a tool in a session of its own whose every HTTP request carries
@@ -393,7 +433,17 @@ impl GatewayWorld {
         client.close().await;
         let (outcome, broken) = called?;
         self.note_transport(broken);
-        Ok(self.last_call.insert(outcome))
+        Ok(self.keep_outcome(outcome))
+    }
+
+    fn keep_outcome(&mut self, outcome: CallOutcome) -> &CallOutcome {
+        self.codes_seen.extend(outcome.codes().map(str::to_owned));
+        self.last_call.insert(outcome)
+    }
+
+    /// The error codes this scenario's calls carried, in order.
+    pub fn codes_seen(&self) -> Vec<String> {
+        self.codes_seen.iter().cloned().collect()
     }
 
     /// A transport rule broken on the way to a result is noted, once: it is
@@ -581,11 +631,15 @@ impl GatewayWorld {
         } else {
             "yaml"
         };
+        let base_url = self.upstream.base_url();
+        for (path, text) in &self.files {
+            let text = text.replace(BASE_URL_PLACEHOLDER, &base_url);
+            dir.write(path, &text)?;
+        }
         // Not "openapi.*": an error that names the file must not pass for
         // one that names the missing `openapi` field.
-        let openapi = dir.path.join(format!("document.{extension}"));
-        std::fs::write(&openapi, document).context("cannot write the document")?;
-        let base_url = self.upstream.base_url();
+        let openapi = self.document_folder.join(format!("document.{extension}"));
+        let openapi = dir.write(&openapi, &document)?;
         let launch = Launch {
             openapi: &openapi,
             base_url: &base_url,
@@ -618,6 +672,37 @@ impl ScenarioDir {
             .with_context(|| format!("cannot create {}", path.display()))?;
         Ok(Self { path })
     }
+}
+
+impl ScenarioDir {
+    /// Writes `text` at `path` (relative), with the folders it needs.
+    fn write(&self, path: &Path, text: &str) -> anyhow::Result<PathBuf> {
+        let path = self.path.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(path)
+    }
+}
+
+/// `path` taken from `folder`, both relative to a scenario's folder, with
+/// `.` and `..` resolved; an error when it is absolute or leaves that folder.
+fn inside_scenario(folder: &Path, path: &str) -> anyhow::Result<PathBuf> {
+    let mut inside = folder.to_path_buf();
+    for component in Path::new(path).components() {
+        match component {
+            Component::Normal(part) => inside.push(part),
+            Component::CurDir => {}
+            Component::ParentDir if inside.pop() => {}
+            _ => bail!("the path {path:?} must be relative and stay in the scenario's folder"),
+        }
+    }
+    if inside.as_os_str().is_empty() {
+        bail!("the path {path:?} names no file");
+    }
+    Ok(inside)
 }
 
 impl Drop for ScenarioDir {
@@ -655,5 +740,29 @@ impl<T: Send + 'static> Drop for DropElsewhere<T> {
         let _ = std::thread::Builder::new()
             .name("drop-upstream".into())
             .spawn(move || drop(value));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::inside_scenario;
+
+    #[test]
+    fn scenario_files_stay_in_the_scenario_folder() {
+        let api = Path::new("api");
+        assert_eq!(
+            inside_scenario(api, "schemas/./Pet.yaml").ok(),
+            Some(PathBuf::from("api/schemas/Pet.yaml"))
+        );
+        assert_eq!(
+            inside_scenario(api, "../secret.yaml").ok(),
+            Some(PathBuf::from("secret.yaml"))
+        );
+        assert!(inside_scenario(api, "../../secret.yaml").is_err());
+        assert!(inside_scenario(api, "/etc/passwd").is_err());
+        assert!(inside_scenario(Path::new(""), "..").is_err());
+        assert!(inside_scenario(api, "..").is_err());
     }
 }

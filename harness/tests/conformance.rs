@@ -13,7 +13,11 @@
 //! a scenario's ports are its own for as long as it runs (the gateway's is
 //! reserved, the upstream's held), so scenarios cannot hear each other.
 
-use std::{path::PathBuf, process::Command};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    path::{Path, PathBuf},
+    process::Command,
+};
 
 use serde_json::Value;
 
@@ -27,8 +31,9 @@ fn report_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs the harness with `args` and checks the run and both reports.
-fn run_suite(name: &str, args: &[&str]) {
+/// Runs the harness with `args`, checks the run and both reports, and
+/// returns the JSON report.
+fn run_suite(name: &str, args: &[&str]) -> Value {
     let dir = report_dir(name);
     let (junit, json) = (dir.join("junit.xml"), dir.join("rules.json"));
     let output = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
@@ -85,6 +90,80 @@ fn run_suite(name: &str, args: &[&str]) {
         "{xml}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+    report
+}
+
+/// The codes of the error catalogue and the rules `docs/errors.md` says
+/// produce each (`—` for none).
+fn written_links() -> BTreeMap<String, BTreeSet<String>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/errors.md");
+    let text = std::fs::read_to_string(&path).expect("read docs/errors.md");
+    text.lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let ["", code, _, rules, ""] = cells.as_slice() else {
+                return None;
+            };
+            let code = code.strip_prefix("[`")?.split_once('`')?.0;
+            let rules = rules
+                .split(',')
+                .map(str::trim)
+                .filter(|rule| rule.starts_with("TC-"))
+                .map(str::to_owned)
+                .collect();
+            Some((code.to_owned(), rules))
+        })
+        .collect()
+}
+
+/// The rules of the passing scenarios whose answers carried each code.
+fn observed_links(report: &Value) -> BTreeMap<String, BTreeSet<String>> {
+    let mut links: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let scenarios = report["scenarios"].as_array().expect("scenarios list");
+    for scenario in scenarios.iter().filter(|s| s["status"] == "passed") {
+        let strings = |key: &str| -> Vec<String> {
+            scenario[key]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect()
+        };
+        for code in strings("codes") {
+            links.entry(code).or_default().extend(strings("rules"));
+        }
+    }
+    links
+}
+
+/// The error docs link each code to the rules whose scenarios really
+/// produce it against the reference: a link written by hand that no
+/// scenario bears out, or a scenario that produces a code its page does not
+/// name, fails here.
+fn check_error_links(report: &Value) {
+    let written = written_links();
+    assert!(written.len() >= 10, "docs/errors.md lists only {written:?}");
+    let mut observed = observed_links(report);
+    let mut wrong = Vec::new();
+    for (code, rules) in &written {
+        let seen = observed.remove(code).unwrap_or_default();
+        if &seen != rules {
+            wrong.push(format!(
+                "{code}: docs/errors.md names {rules:?}, the scenarios produced it for {seen:?}"
+            ));
+        }
+    }
+    for (code, rules) in observed {
+        wrong.push(format!(
+            "{code}: produced for {rules:?}, but not in docs/errors.md"
+        ));
+    }
+    assert!(
+        wrong.is_empty(),
+        "the error catalogue's links differ from what the suite saw (set the rules of each \
+         code in reference/src/errors.rs, then regenerate docs/errors.md):\n{}",
+        wrong.join("\n")
+    );
 }
 
 /// A line of progress marks: `....F.. [ 60/450]`.
@@ -103,7 +182,12 @@ fn wanted(transport: &str) -> bool {
 #[test]
 fn reference_passes_over_http() {
     if wanted("http") {
-        run_suite("http", &["--transport", "http"]);
+        let report = run_suite("http", &["--transport", "http"]);
+        // Scenarios of either transport run here (their tags choose), so
+        // this run sees every code; a narrowed run sees only some.
+        if std::env::var_os("CONFORMANCE_TAGS").is_none() {
+            check_error_links(&report);
+        }
     }
 }
 

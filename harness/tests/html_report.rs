@@ -53,6 +53,7 @@ fn scenario(rule: &str, line: usize, name: &str, status: Status) -> ScenarioRepo
         failure: None,
         expected: None,
         seconds: 0.25,
+        codes: Vec::new(),
     }
 }
 

@@ -90,6 +90,10 @@ pub enum Behaviour {
     Reset,
     /// Read the whole request and never answer.
     Stall,
+    /// Read the whole request, answer with bytes that are not HTTP at all
+    /// (an SSH banner, as when a base URL points at the wrong service), then
+    /// close the connection.
+    NotHttp,
     /// Wait this long, then answer from the stubs as usual.
     DelayHeaders(Duration),
     /// Send the status and headers at once, then `chunk` every `interval`,

@@ -43,6 +43,9 @@ pub(crate) async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, stub
     }
 }
 
+/// What [`Behaviour::NotHttp`] sends instead of an answer.
+const NOT_HTTP: &[u8] = b"SSH-2.0-OpenSSH_9.6 mock-upstream\r\n";
+
 /// Serves one connection with hyper's HTTP/1 server.
 async fn serve(stream: TcpStream, shared: Arc<Shared>, stubs: SocketAddr) -> io::Result<()> {
     // A second handle on the same socket, so that a `Reset` behaviour can set
@@ -104,6 +107,14 @@ async fn answer(
             ))
         }
         Some(Behaviour::Stall) => std::future::pending().await,
+        Some(Behaviour::NotHttp) => {
+            // Written past hyper, on the socket itself; the error then makes
+            // hyper close the connection without writing anything of its own.
+            io::Write::write_all(&mut &*socket, NOT_HTTP)?;
+            Err(io::Error::other(
+                "mock-upstream answers this connection with bytes that are not HTTP",
+            ))
+        }
         Some(Behaviour::Trickle {
             status,
             content_type,

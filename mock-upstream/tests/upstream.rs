@@ -135,6 +135,17 @@ async fn reset_closes_the_connection_without_an_answer() {
 }
 
 #[tokio::test]
+async fn not_http_answers_with_a_banner_and_closes() {
+    let upstream = Upstream::start().await.unwrap();
+    upstream.set_behaviour("/ssh", Behaviour::NotHttp);
+
+    let answer = exchange(&upstream, &get("/ssh")).await.expect("an answer");
+    assert!(answer.starts_with("SSH-2.0-"), "{answer:?}");
+    assert!(!answer.contains("HTTP/1."), "{answer:?}");
+    assert_eq!(upstream.requests().len(), 1, "the request is recorded first");
+}
+
+#[tokio::test]
 async fn chunked_sends_each_chunk_on_its_own() {
     let upstream = Upstream::start().await.unwrap();
     upstream.set_behaviour(

@@ -141,10 +141,12 @@ catalogue! {
             "TC-CHECK-008",
             "TC-CHECK-009",
             "TC-CHECK-010",
+            "TC-CHECK-011",
             "TC-CHECK-013",
             "TC-CHECK-014",
             "TC-CHECK-015",
-            "TC-CHECK-016",
+            "TC-LOAD-008",
+            "TC-REQ-008",
         ]),
         meaning: "The arguments do not match the tool's input schema, or are not an object at \
                   all. Each wrong place is listed as a JSON Pointer from the arguments object \
@@ -168,7 +170,7 @@ catalogue! {
     PathValueRefused {
         code: "PATH_VALUE_REFUSED",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-PROTO-005", "TC-REQ-003"]),
+        produced_by: ProducedBy::Rules(&["TC-PROTO-005", "TC-REQ-003", "TC-REQ-020"]),
         meaning: "A path argument cannot be used as a path segment: it is `.` or `..`, empty, \
                   or has no value. Nothing was sent.",
         example: AgentMessage::PathValueRefused {
@@ -194,18 +196,6 @@ catalogue! {
                   character, which could split or corrupt the request. Nothing was sent.",
         example: AgentMessage::HeaderValueRefused {
             argument: "X-Trace".into(),
-        },
-    }
-    HeaderNotAllowed {
-        code: "HEADER_NOT_ALLOWED",
-        delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-REQ-008"]),
-        meaning: "An argument would set a header that only the gateway may set (credentials, \
-                  hop-by-hop and tracing headers, `X-Agentify-*`, `Mcp-*`, `Payment-*`). \
-                  Nothing was sent.",
-        example: AgentMessage::HeaderNotAllowed {
-            argument: "auth".into(),
-            header: "Authorization".into(),
         },
     }
     RequestNotBuilt {
@@ -247,7 +237,12 @@ catalogue! {
     UpstreamStatus {
         code: "UPSTREAM_STATUS",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-SEND-001", "TC-ANS-008", "TC-MASK-002"]),
+        produced_by: ProducedBy::Rules(&[
+            "TC-PROTO-005",
+            "TC-SEND-001",
+            "TC-ANS-008",
+            "TC-MASK-002",
+        ]),
         meaning: "The API answered with a status that is neither success nor redirect. The \
                   message gives the status and the start of the body (at most 1,024 bytes). \
                   The request was not retried.",
@@ -270,7 +265,7 @@ catalogue! {
     UpstreamUnreachable {
         code: "UPSTREAM_UNREACHABLE",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-SEND-006", "TC-SEND-007"]),
+        produced_by: ProducedBy::Rules(&["TC-SEND-006", "TC-MASK-007"]),
         meaning: "The API's host refused the connection. Not retried.",
         example: AgentMessage::UpstreamUnreachable {
             target: example_target(),
@@ -279,7 +274,7 @@ catalogue! {
     UpstreamReset {
         code: "UPSTREAM_RESET",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-SEND-002", "TC-SEND-007"]),
+        produced_by: ProducedBy::Rules(&["TC-SEND-002", "TC-SEND-007", "TC-MASK-007"]),
         meaning: "The connection was reset or closed before the answer was complete. Not \
                   retried.",
         example: AgentMessage::UpstreamReset {
@@ -289,7 +284,7 @@ catalogue! {
     UpstreamFailed {
         code: "UPSTREAM_FAILED",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-MASK-007"]),
+        produced_by: ProducedBy::Rules(&["TC-SEND-007", "TC-MASK-007"]),
         meaning: "The exchange failed for another reason (name resolution, TLS, a malformed \
                   answer); the message names the cause. Not retried.",
         example: AgentMessage::UpstreamFailed {
@@ -300,7 +295,7 @@ catalogue! {
     BodyTruncated {
         code: "BODY_TRUNCATED",
         delivery: Note,
-        produced_by: ProducedBy::Rules(&["TC-ANS-003", "TC-ANS-009", "TC-MASK-005"]),
+        produced_by: ProducedBy::Rules(&["TC-ANS-003", "TC-ANS-004", "TC-ANS-009", "TC-MASK-005"]),
         meaning: "A note after a successful answer's text: the body was longer than 1 MB \
                   (1,048,576 bytes) and is shown only up to there, cut at a character boundary.",
         example: AgentMessage::BodyTruncated,
@@ -308,7 +303,7 @@ catalogue! {
     BodyNotText {
         code: "BODY_NOT_TEXT",
         delivery: Note,
-        produced_by: ProducedBy::Rules(&["TC-ANS-005"]),
+        produced_by: ProducedBy::Rules(&["TC-ANS-005", "TC-ANS-006"]),
         meaning: "A successful answer whose body is not text (an image, an archive, bytes that \
                   are not UTF-8) is described by its size and content type instead of shown.",
         example: AgentMessage::BodyNotText {
@@ -368,10 +363,6 @@ pub enum AgentMessage {
     HeaderValueRefused {
         argument: String,
     },
-    HeaderNotAllowed {
-        argument: String,
-        header: String,
-    },
     RequestNotBuilt {
         reason: String,
     },
@@ -420,7 +411,6 @@ impl AgentMessage {
             AgentMessage::PathValueRefused { .. } => ErrorCode::PathValueRefused,
             AgentMessage::PathEscapesBase { .. } => ErrorCode::PathEscapesBase,
             AgentMessage::HeaderValueRefused { .. } => ErrorCode::HeaderValueRefused,
-            AgentMessage::HeaderNotAllowed { .. } => ErrorCode::HeaderNotAllowed,
             AgentMessage::RequestNotBuilt { .. } => ErrorCode::RequestNotBuilt,
             AgentMessage::GatewayBusy { .. } => ErrorCode::GatewayBusy,
             AgentMessage::UpstreamRedirect { .. } => ErrorCode::UpstreamRedirect,
@@ -482,11 +472,6 @@ impl AgentMessage {
                 out,
                 "header argument `{argument}` contains CR, LF, NUL or another control \
                  character, so {NOTHING_SENT}"
-            ),
-            AgentMessage::HeaderNotAllowed { argument, header } => write!(
-                out,
-                "argument `{argument}` would set the header `{header}`, which no argument \
-                 may set, so {NOTHING_SENT}"
             ),
             AgentMessage::RequestNotBuilt { reason } => write!(
                 out,

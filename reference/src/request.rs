@@ -84,8 +84,6 @@ pub enum Refusal {
     PathEscapesBase { base_path: String },
     /// TC-REQ-007.
     HeaderValue { argument: String },
-    /// TC-REQ-008.
-    HeaderNotAllowed { argument: String, header: String },
     /// The document describes something HTTP cannot carry.
     NotBuildable { reason: String },
 }
@@ -98,9 +96,6 @@ impl From<Refusal> for AgentMessage {
             }
             Refusal::PathEscapesBase { base_path } => AgentMessage::PathEscapesBase { base_path },
             Refusal::HeaderValue { argument } => AgentMessage::HeaderValueRefused { argument },
-            Refusal::HeaderNotAllowed { argument, header } => {
-                AgentMessage::HeaderNotAllowed { argument, header }
-            }
             Refusal::NotBuildable { reason } => AgentMessage::RequestNotBuilt { reason },
         }
     }
@@ -187,10 +182,14 @@ fn argument_headers(
         else {
             continue;
         };
+        // TC-REQ-008: the converter gives such a header no argument at all;
+        // a plan made some other way still cannot set one.
         if convert::is_denied_header(&parameter.name) {
-            return Err(Refusal::HeaderNotAllowed {
-                argument: parameter.argument.clone(),
-                header: parameter.name.clone(),
+            return Err(Refusal::NotBuildable {
+                reason: format!(
+                    "argument `{}` would set the header `{}`, which only the gateway sets",
+                    parameter.argument, parameter.name
+                ),
             });
         }
         let name = HeaderName::from_bytes(parameter.name.as_bytes()).map_err(|_| {

@@ -102,6 +102,11 @@ pub struct ScenarioReport {
     /// Wall time, in seconds.
     #[serde(default)]
     pub seconds: f64,
+    /// The error codes the gateway's answers carried in this scenario
+    /// (`[UPSTREAM_STATUS]` and the like), so error docs can link each code
+    /// to the scenarios that produce it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub codes: Vec<String>,
 }
 
 impl ScenarioReport {
@@ -507,6 +512,7 @@ pub(crate) mod tests {
             }),
             expected: None,
             seconds: 0.1,
+            codes: Vec::new(),
         }
     }
 

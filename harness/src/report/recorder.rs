@@ -10,7 +10,7 @@ use std::{
     path::PathBuf,
     sync::{
         atomic::{AtomicUsize, Ordering},
-        Arc,
+        Arc, Mutex,
     },
     time::Instant,
 };
@@ -151,7 +151,48 @@ pub struct Recorder<Inner> {
     origin: Origin,
     summary: Summary,
     progress: Progress,
-    open: HashMap<(Option<PathBuf>, usize, usize), Open>,
+    open: HashMap<ScenarioKey, Open>,
+    codes: CodesSeen,
+}
+
+/// A scenario of a run: its feature file, line and column.
+type ScenarioKey = (Option<PathBuf>, usize, usize);
+
+fn key_of(feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> ScenarioKey {
+    (
+        feature.path.clone(),
+        scenario.position.line,
+        scenario.position.col,
+    )
+}
+
+/// The error codes each scenario's world saw, handed over by the run's
+/// `after` hook (which holds the world) before the scenario's end reaches
+/// the recorder (which does not).
+#[derive(Debug, Clone, Default)]
+pub struct CodesSeen(Arc<Mutex<HashMap<ScenarioKey, Vec<String>>>>);
+
+impl CodesSeen {
+    pub fn record(
+        &self,
+        feature: &gherkin::Feature,
+        scenario: &gherkin::Scenario,
+        codes: Vec<String>,
+    ) {
+        if !codes.is_empty() {
+            self.lock().insert(key_of(feature, scenario), codes);
+        }
+    }
+
+    fn take(&self, key: &ScenarioKey) -> Vec<String> {
+        self.lock().remove(key).unwrap_or_default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ScenarioKey, Vec<String>>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 impl<Inner> Recorder<Inner> {
@@ -162,7 +203,13 @@ impl<Inner> Recorder<Inner> {
             summary,
             progress,
             open: HashMap::new(),
+            codes: CodesSeen::default(),
         }
+    }
+
+    /// Where the run's `after` hook leaves the codes each scenario saw.
+    pub fn codes_seen(&self) -> CodesSeen {
+        self.codes.clone()
     }
 
     /// What has been recorded so far.
@@ -180,11 +227,7 @@ impl<Inner> Recorder<Inner> {
         scenario: &gherkin::Scenario,
         event: &Scenario<GatewayWorld>,
     ) {
-        let key = (
-            feature.path.clone(),
-            scenario.position.line,
-            scenario.position.col,
-        );
+        let key = key_of(feature, scenario);
         match event {
             Scenario::Started => {
                 self.open.insert(
@@ -232,6 +275,7 @@ impl<Inner> Recorder<Inner> {
                     open.failure.unwrap_or((Status::Passed, Failure::default()));
                 let mut report = scenario_report(&self.origin, feature, scenario, status);
                 report.seconds = open.started.elapsed().as_secs_f64();
+                report.codes = self.codes.take(&key);
                 if status != Status::Passed {
                     report.failure = Some(failure);
                 }
@@ -317,6 +361,7 @@ pub fn scenario_report(
         failure: None,
         expected: None,
         seconds: 0.0,
+        codes: Vec::new(),
     }
 }
 

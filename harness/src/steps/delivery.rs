@@ -45,6 +45,12 @@ async fn resets(world: &mut GatewayWorld, route: String) -> StepResult {
     Ok(())
 }
 
+#[given(expr = "the upstream answers {string} with bytes that are not HTTP")]
+async fn not_http(world: &mut GatewayWorld, route: String) -> StepResult {
+    world.upstream().set_behaviour(&route, Behaviour::NotHttp);
+    Ok(())
+}
+
 #[given(expr = "the upstream never answers on {string}")]
 async fn stalls(world: &mut GatewayWorld, route: String) -> StepResult {
     world.upstream().set_behaviour(&route, Behaviour::Stall);

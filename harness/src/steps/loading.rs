@@ -1,7 +1,8 @@
 //! Steps for TC-LOAD-*: documents that load, and documents that must not.
 
-use cucumber::{then, when};
+use cucumber::{gherkin::Step, given, then, when};
 
+use super::support::doc_string;
 use crate::{
     fail,
     world::{GatewayWorld, StepResult},
@@ -14,6 +15,21 @@ const CRASH_MARKS: [&str; 3] = [
     "Traceback (most recent call last)",
     "Uncaught",
 ];
+
+/// A split document's root in a folder of its own, so that a file beside
+/// that folder is outside the document's folder tree.
+#[given(expr = "the OpenAPI document is in the folder {string}")]
+async fn document_folder(world: &mut GatewayWorld, folder: String) -> StepResult {
+    world.set_document_folder(&folder)?;
+    Ok(())
+}
+
+/// Another file of a split document, by its path from the document's folder.
+#[given(expr = "beside the document, the file {string}:")]
+async fn file_beside(world: &mut GatewayWorld, path: String, step: &Step) -> StepResult {
+    world.add_file(&path, doc_string(step)?)?;
+    Ok(())
+}
 
 /// The gateway must have read the document: it started (listing forces a
 /// lazy gateway to read it), or it exited at start-up by itself, refusing

@@ -38,7 +38,9 @@ async fn agreed_version(world: &mut GatewayWorld, version: String) -> StepResult
 async fn upstream_status(world: &mut GatewayWorld, status: u16) -> StepResult {
     Mock::given(any())
         .respond_with(ResponseTemplate::new(status).set_body_string("upstream says no"))
-        .with_priority(u8::MAX)
+        // Below any other stub, above the world's own answer to what no
+        // step stubbed (`u8::MAX`).
+        .with_priority(u8::MAX - 1)
         .mount(world.upstream().stubs())
         .await;
     Ok(())

@@ -267,9 +267,10 @@ fn denied_headers_are_refused(#[case] name: &str) {
             &no_credential()
         )
         .err(),
-        Some(Refusal::HeaderNotAllowed {
-            argument: name.to_owned(),
-            header: name.to_owned()
+        Some(Refusal::NotBuildable {
+            reason: format!(
+                "argument `{name}` would set the header `{name}`, which only the gateway sets"
+            )
         })
     );
 }
