@@ -1,7 +1,7 @@
 //! The lookups a call makes over and over, built once at compile time: the
 //! members of a large `enum` and the names in `properties`.
 //!
-//! Both are hashed with a small multiply-rotate hash (FxHash, the one rustc
+//! Both are hashed with FxHash (`rustc-hash`, the multiply-rotate hash rustc
 //! uses) instead of the standard library's SipHash, into a small open-addressed
 //! table that compares names without calling `memcmp`. The keys come from the schema,
 //! not from the caller; a caller's string is only ever looked up, so the worst
@@ -9,70 +9,10 @@
 
 use std::hash::Hasher;
 
+use rustc_hash::FxHasher;
 use serde_json::Value;
 
 use super::json;
-
-/// FxHash: one rotate, xor and multiply per eight bytes.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct FastHasher(u64);
-
-const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FastHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
-    }
-}
-
-impl Hasher for FastHasher {
-    /// Reads the bytes as whole words, the last one overlapping the one
-    /// before rather than copied into a padded buffer. The length goes in
-    /// first, so overlapping reads of different lengths stay apart.
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let length = bytes.len();
-        self.add(length as u64);
-        match bytes {
-            [] => {}
-            [first, .., last] if length < 4 => {
-                let middle = bytes[length / 2];
-                self.add(u64::from(*first) | u64::from(middle) << 8 | u64::from(*last) << 16);
-            }
-            [single] => self.add(u64::from(*single)),
-            _ if length <= 8 => {
-                let low = u64::from(u32_at(bytes, 0));
-                let high = u64::from(u32_at(bytes, length - 4));
-                self.add(low | high << 32);
-            }
-            _ => {
-                let mut start = 0;
-                while start + 8 < length {
-                    self.add(u64_at(bytes, start));
-                    start += 8;
-                }
-                self.add(u64_at(bytes, length - 8));
-            }
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, byte: u8) {
-        self.add(u64::from(byte));
-    }
-
-    #[inline]
-    fn write_usize(&mut self, value: usize) {
-        self.add(value as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        // The table indexes by the low bits, which the multiply mixes least.
-        self.0.rotate_left(26)
-    }
-}
 
 #[inline]
 fn u32_at(bytes: &[u8], start: usize) -> u32 {
@@ -89,7 +29,7 @@ fn u64_at(bytes: &[u8], start: usize) -> u64 {
 }
 
 fn hash(name: &str) -> u64 {
-    let mut hasher = FastHasher::default();
+    let mut hasher = FxHasher::default();
     hasher.write(name.as_bytes());
     hasher.finish()
 }
