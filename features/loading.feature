@@ -314,6 +314,29 @@ Feature: Loading the document
       | nothing at the pointer    | parameters.yaml#/Offset                  | parameters.yaml#/Offset        |
 
   @TC-LOAD-006
+  Scenario: A reference to a file outside the document's folder tree stops the gateway
+    The file is there and valid, but outside the folder tree it may not be
+    read (TC-LOAD-008), so the reference cannot be resolved.
+    Given the OpenAPI document is in the folder "api"
+    And the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            parameters:
+              - $ref: "../secret.yaml#/Limit"
+            responses: {"200": {description: ok}}
+      """
+    And beside the document, the file "../secret.yaml":
+      """
+      Limit: {name: limit, in: query, schema: {type: integer}}
+      """
+    Then the gateway refuses to start, and its error names "secret.yaml"
+
+  @TC-LOAD-006
   Scenario: A document that is not OpenAPI at all
     Given the OpenAPI document:
       """
@@ -588,6 +611,9 @@ Feature: Loading the document
 
   @TC-LOAD-008 @recommended
   Scenario: A file outside the document's folder tree is never read
+    Were the file read, listPets would take its argument "limit". Refusing
+    the document is how the reference keeps the rule; a gateway that leaves
+    the reference unresolved keeps this rule too, and breaks TC-LOAD-006.
     Given the OpenAPI document is in the folder "api"
     And the OpenAPI document:
       """
@@ -605,4 +631,5 @@ Feature: Loading the document
       """
       Limit: {name: limit, in: query, schema: {type: integer}}
       """
-    Then the gateway refuses to start, and its error names "secret.yaml"
+    When the gateway loads the document, whether it accepts it or not
+    Then unless the gateway refused the document, the tool "listPets" does not take the argument "limit"

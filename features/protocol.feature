@@ -95,13 +95,17 @@ Feature: Protocol
 
   @TC-PROTO-005
   Scenario: Arguments that fail the check give a tool error, not a JSON-RPC error
+    Whether such arguments are refused at all is TC-CHECK-002's matter; this
+    judges the form of the refusal.
     When the client calls "getPet" with {}
-    Then the call returns a tool error with a text
+    Then a refusal of the call is a tool error with a text
 
   @TC-PROTO-005
   Scenario: A refused path gives a tool error
+    Whether `..` is refused at all is TC-REQ-003's matter; this judges the
+    form of the refusal.
     When the client calls "getPet" with {"petId": ".."}
-    Then the call returns a tool error with a text
+    Then a refusal of the call is a tool error with a text
 
   @TC-PROTO-005
   Scenario Outline: Arguments that are not an object give a tool error, and nothing is sent

@@ -77,6 +77,26 @@ async fn takes_arguments(world: &mut GatewayWorld, name: String, step: &Step) ->
     Ok(())
 }
 
+/// What a gateway that refused its document offers is nothing at all, so
+/// only a gateway that started is asked.
+#[then(
+    expr = "unless the gateway refused the document, the tool {string} does not take the argument {string}"
+)]
+async fn lacks_argument_unless_refused(
+    world: &mut GatewayWorld,
+    name: String,
+    argument: String,
+) -> StepResult {
+    if world.start_failure().is_some() {
+        return Ok(());
+    }
+    let (names, _) = arguments(world, &name).await?;
+    if names.contains(&argument) {
+        fail!("tool {name:?} takes the argument {argument:?}, which only the file outside the document's folder defines");
+    }
+    Ok(())
+}
+
 #[then(expr = "the tool {string} has no argument for the header {string}")]
 async fn no_header_argument(world: &mut GatewayWorld, name: String, header: String) -> StepResult {
     let (names, _) = arguments(world, &name).await?;

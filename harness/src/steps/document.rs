@@ -137,6 +137,35 @@ async fn call_rpc_error(world: &mut GatewayWorld, code: i32) -> StepResult {
     }
 }
 
+/// TC-PROTO-005 judged alone: a call the gateway refuses comes back as a
+/// tool error, never as a JSON-RPC error. A gateway that does not refuse it
+/// at all (it sends the request and answers with the API's result) breaks a
+/// checking or request rule, which their own scenarios judge, not this one.
+#[then("a refusal of the call is a tool error with a text")]
+async fn refusal_is_tool_error(world: &mut GatewayWorld) -> StepResult {
+    let sent = world.upstream().requests().len();
+    match world.last_call()? {
+        CallOutcome::Result {
+            is_error: true,
+            text,
+        } if !text.trim().is_empty() => Ok(()),
+        CallOutcome::Result {
+            is_error: false, ..
+        } if sent > 0 => Ok(()),
+        CallOutcome::Result {
+            is_error: false,
+            text,
+        } => fail!(
+            "the gateway sent nothing, so it refused the call, yet answered with a result that is \
+             not an error (isError: false): {text:?}"
+        ),
+        other => fail!(
+            "a refused call must come back as a tool result with isError: true and a text block, \
+             got {other}"
+        ),
+    }
+}
+
 #[then("the call returns a tool error with a text")]
 async fn call_tool_error(world: &mut GatewayWorld) -> StepResult {
     match world.last_call()? {
