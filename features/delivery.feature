@@ -4,7 +4,7 @@ Feature: Delivery
   reading the answer) is cut off after 15 seconds, and each way of failing
   comes back as an error that says what happened.
 
-  The slow scenarios, tagged @slow, take 10 to 20 seconds each; they run
+  The slow scenarios, tagged @slow, take about 15 seconds each; they run
   alongside the others, and `--tags 'not @slow'` leaves them out of a quick run.
 
   @TC-SEND-001
@@ -208,7 +208,9 @@ Feature: Delivery
   Scenario: An answer that is not HTTP is an error naming the request
     The base URL points at a service that does not speak HTTP: the
     exchange fails for a reason that is neither a timeout, a refusal nor a
-    reset, and the error still names the request.
+    reset, and the error still names the request. What it says of the
+    cause is not judged: HTTP clients tell it differently (h11, under
+    httpx, sees only a server that disconnected).
     Given the OpenAPI document:
       """
       openapi: 3.1.0

@@ -223,6 +223,20 @@ catalogue! {
             waited: Duration::from_secs(15),
         },
     }
+    GatewayFault {
+        code: "GATEWAY_FAULT",
+        delivery: ToolError,
+        produced_by: ProducedBy::Reference(
+            "a bug: the gateway's own code failed (panicked) during the call. The call is \
+             answered instead of left without an answer, and the gateway keeps serving; \
+             the test `a_panic_inside_a_call_is_answered` in `reference/src/gateway.rs` \
+             produces it",
+        ),
+        meaning: "The gateway failed inside this call, through a fault of its own. The request \
+                  may or may not have reached the API. Please report it, with the gateway's \
+                  log.",
+        example: AgentMessage::GatewayFault,
+    }
     UpstreamRedirect {
         code: "UPSTREAM_REDIRECT",
         delivery: ToolError,
@@ -370,6 +384,7 @@ pub enum AgentMessage {
         limit: usize,
         waited: Duration,
     },
+    GatewayFault,
     UpstreamRedirect {
         status: StatusCode,
         location: Option<String>,
@@ -413,6 +428,7 @@ impl AgentMessage {
             AgentMessage::HeaderValueRefused { .. } => ErrorCode::HeaderValueRefused,
             AgentMessage::RequestNotBuilt { .. } => ErrorCode::RequestNotBuilt,
             AgentMessage::GatewayBusy { .. } => ErrorCode::GatewayBusy,
+            AgentMessage::GatewayFault => ErrorCode::GatewayFault,
             AgentMessage::UpstreamRedirect { .. } => ErrorCode::UpstreamRedirect,
             AgentMessage::UpstreamStatus { .. } => ErrorCode::UpstreamStatus,
             AgentMessage::UpstreamTimeout { .. } => ErrorCode::UpstreamTimeout,
@@ -482,6 +498,11 @@ impl AgentMessage {
                 "the gateway has {limit} calls in flight, its limit, and this call found no \
                  turn within {}, so {NOTHING_SENT}; try again later",
                 duration_text(*waited)
+            ),
+            AgentMessage::GatewayFault => write!(
+                out,
+                "the gateway failed inside this call (a fault of its own, logged); the request \
+                 may or may not have reached the API"
             ),
             AgentMessage::UpstreamRedirect {
                 status,
@@ -721,7 +742,7 @@ mod tests {
             if let ProducedBy::Reference(why) = code.produced_by() {
                 let test = why
                     .split('`')
-                    .find(|part| part.starts_with("reference/tests/"))
+                    .find(|part| part.starts_with("reference/"))
                     .unwrap_or_else(|| panic!("{} names no test", code.code()));
                 let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
                     .join("..")

@@ -9,9 +9,12 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures::FutureExt as _;
 use serde_json::{Map, Value};
 use tokio::sync::Semaphore;
 
@@ -164,7 +167,16 @@ impl Gateway {
             tracing::info!(tool = ?name, code = %ErrorCode::ToolUnknown.code(), "unknown tool");
             return Err(UnknownTool(name));
         };
-        let (answer, exchange) = self.answer(position, arguments).await;
+        let (answer, exchange) = match unless_panicked(self.answer(position, arguments)).await {
+            Some(answered) => answered,
+            None => {
+                tracing::error!(
+                    tool = %self.catalogue.tools[position].name,
+                    "the call failed inside the gateway (a bug); answered GATEWAY_FAULT"
+                );
+                (self.failure(AgentMessage::GatewayFault), None)
+            }
+        };
         log_call(
             &self.catalogue.tools[position].name,
             &answer,
@@ -262,8 +274,8 @@ impl Gateway {
         let answer = interpreted
             .await
             .unwrap_or_else(|failure| match failure.try_into_panic() {
-                // A panic in `interpret` fails this call alone, as it
-                // would have on the server's own thread.
+                // A panic in `interpret` fails this call alone, as one on
+                // the server's own thread does (see `unless_panicked`).
                 Ok(panic) => std::panic::resume_unwind(panic),
                 // Cancelled: the runtime is shutting down.
                 Err(cancelled) => panic!("{cancelled}"),
@@ -280,6 +292,13 @@ impl Gateway {
             code: Some(message.code()),
         }
     }
+}
+
+/// The work's output, or `None` when it panicked. A bug inside a call fails
+/// that call alone, with an answer, rather than leaving the client waiting
+/// for one that never comes; the gateway serves on.
+async fn unless_panicked<T>(work: impl Future<Output = T>) -> Option<T> {
+    AssertUnwindSafe(work).catch_unwind().await.ok()
 }
 
 /// What the upstream answered, for the log.
@@ -322,5 +341,22 @@ fn log_call(tool: &str, answer: &ToolAnswer, exchange: Option<Exchange>, started
             | ErrorCode::UpstreamFailed,
         ) => event!(tracing::Level::WARN),
         _ => event!(tracing::Level::INFO),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unless_panicked;
+    use crate::errors::AgentMessage;
+
+    #[tokio::test]
+    async fn a_panic_inside_a_call_is_answered() {
+        assert_eq!(unless_panicked(async { 7 }).await, Some(7));
+        let panicked: Option<u8> =
+            unless_panicked(async { panic!("a bug in the call path") }).await;
+        assert_eq!(panicked, None);
+        let answer = AgentMessage::GatewayFault;
+        assert!(answer.is_error());
+        assert!(answer.render().starts_with("[GATEWAY_FAULT] "));
     }
 }
