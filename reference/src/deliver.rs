@@ -186,3 +186,37 @@ fn describe(error: &reqwest::Error) -> String {
         causes.join(": ")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::reserve_within;
+
+    /// The memory bound no black-box scenario can see: however the chunks
+    /// come, the buffer grows geometrically (few reallocations) and never
+    /// past the budget.
+    #[test]
+    fn the_buffer_grows_geometrically_and_never_past_the_budget() {
+        let budget = 1_048_576 + 31;
+        for chunk in [1, 1_000, 16_384, 65_536, 1_048_576, budget] {
+            let mut body = Vec::new();
+            let mut reallocations = 0;
+            while body.len() < budget {
+                let take = chunk.min(budget - body.len());
+                let capacity = body.capacity();
+                reserve_within(&mut body, take, budget);
+                reallocations += usize::from(body.capacity() != capacity);
+                assert!(body.capacity() >= body.len() + take, "chunks of {chunk}");
+                body.extend(std::iter::repeat_n(0u8, take));
+                assert!(
+                    body.capacity() <= budget,
+                    "chunks of {chunk}: {}",
+                    body.capacity()
+                );
+            }
+            assert!(
+                reallocations <= 22,
+                "chunks of {chunk}: {reallocations} reallocations"
+            );
+        }
+    }
+}
