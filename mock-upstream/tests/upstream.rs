@@ -142,7 +142,11 @@ async fn not_http_answers_with_a_banner_and_closes() {
     let answer = exchange(&upstream, &get("/ssh")).await.expect("an answer");
     assert!(answer.starts_with("SSH-2.0-"), "{answer:?}");
     assert!(!answer.contains("HTTP/1."), "{answer:?}");
-    assert_eq!(upstream.requests().len(), 1, "the request is recorded first");
+    assert_eq!(
+        upstream.requests().len(),
+        1,
+        "the request is recorded first"
+    );
 }
 
 #[tokio::test]
