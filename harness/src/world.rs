@@ -34,6 +34,9 @@ use crate::{
 /// a JSON echo of it is the plain credential, which every gateway must mask.
 pub const DEFAULT_CREDENTIAL: &str = "sk/conformance+3f9a=7c1e@x";
 
+/// How long a gateway whose session failed gets to show that it exited.
+const EXIT_SEEN_WITHIN: Duration = Duration::from_secs(1);
+
 /// The body of the upstream's answer to a request no step stubbed.
 pub const UNSTUBBED_ANSWER: &str = "ok";
 
@@ -459,6 +462,18 @@ impl GatewayWorld {
 
     /// Why the gateway did not come up in this scenario, if it did not.
     pub fn start_failure(&self) -> Option<&StartFailure> {
+        self.start_failure.as_ref()
+    }
+
+    /// How the gateway ended at start-up, if it did: it never came up (as
+    /// recorded at its launch), or, over stdio, it was launched and then
+    /// exited before its handshake, which the failed session shows.
+    pub async fn ended_at_start(&mut self) -> Option<&StartFailure> {
+        if self.start_failure.is_none() {
+            let running = self.running.as_mut()?;
+            let failure = running.gateway.exit_within(EXIT_SEEN_WITHIN).await?;
+            self.start_failure = Some(failure);
+        }
         self.start_failure.as_ref()
     }
 

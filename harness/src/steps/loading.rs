@@ -41,7 +41,7 @@ async fn loads_either_way(world: &mut GatewayWorld) -> StepResult {
     if world.list_tools().await.is_ok() {
         return Ok(());
     }
-    let Some(failure) = world.start_failure() else {
+    let Some(failure) = world.ended_at_start().await else {
         // It started; what it lists is not this rule's matter.
         return Ok(());
     };
