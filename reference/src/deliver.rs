@@ -189,11 +189,35 @@ fn describe(error: &reqwest::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::reserve_within;
+    use std::time::{Duration, Instant};
+
+    use mock_upstream::{Behaviour, Upstream};
+    use reqwest::header::HeaderMap;
+    use reqwest::{Method, Url};
+    use tokio::io::AsyncReadExt;
+    use tokio::net::TcpListener;
+
+    use super::{reserve_within, Deliverer, DeliveryFailure, DEFAULT_DEADLINE};
+    use crate::request::OutboundRequest;
+
+    fn get(url: &str) -> OutboundRequest {
+        OutboundRequest {
+            method: Method::GET,
+            url: Url::parse(url).unwrap(),
+            headers: HeaderMap::new(),
+            body: None,
+        }
+    }
+
+    async fn send(url: &str, budget: usize) -> Result<super::Delivered, DeliveryFailure> {
+        let deliverer = Deliverer::new(DEFAULT_DEADLINE).unwrap();
+        deliverer.send(get(url), budget).await
+    }
 
     /// The memory bound no black-box scenario can see: however the chunks
-    /// come, the buffer grows geometrically (few reallocations) and never
-    /// past the budget.
+    /// come, the buffer grows geometrically (few reallocations), never past
+    /// the budget, never to much more than what was read, and not at all
+    /// while what comes still fits.
     #[test]
     fn the_buffer_grows_geometrically_and_never_past_the_budget() {
         let budget = 1_048_576 + 31;
@@ -204,13 +228,19 @@ mod tests {
                 let take = chunk.min(budget - body.len());
                 let capacity = body.capacity();
                 reserve_within(&mut body, take, budget);
-                reallocations += usize::from(body.capacity() != capacity);
+                let grown = body.capacity() != capacity;
+                reallocations += usize::from(grown);
                 assert!(body.capacity() >= body.len() + take, "chunks of {chunk}");
+                assert!(
+                    !grown || body.len() + take > capacity,
+                    "chunks of {chunk}: grew from {capacity} while {take} more fit"
+                );
                 body.extend(std::iter::repeat_n(0u8, take));
                 assert!(
-                    body.capacity() <= budget,
-                    "chunks of {chunk}: {}",
-                    body.capacity()
+                    body.capacity() <= budget.min(2 * body.len().max(1)),
+                    "chunks of {chunk}: {} for {} bytes",
+                    body.capacity(),
+                    body.len()
                 );
             }
             assert!(
@@ -218,5 +248,100 @@ mod tests {
                 "chunks of {chunk}: {reallocations} reallocations"
             );
         }
+    }
+
+    /// A body that exactly fills the budget is whole; one byte more is cut
+    /// at the budget (TC-ANS-003 reads its note from `complete`).
+    #[tokio::test]
+    async fn a_body_that_exactly_fills_the_budget_is_complete() {
+        let upstream = Upstream::start().await.unwrap();
+        let budget = 4_096;
+        for (path, length) in [("/exact", budget), ("/over", budget + 1)] {
+            upstream.set_behaviour(
+                path,
+                Behaviour::Chunked {
+                    status: 200,
+                    content_type: "text/plain".into(),
+                    chunks: vec![vec![b'a'; length - 10], vec![b'b'; 10]],
+                    pause: Duration::from_millis(5),
+                },
+            );
+            let delivered = send(&format!("{}{path}", upstream.base_url()), budget)
+                .await
+                .unwrap();
+            assert_eq!(delivered.body.len(), budget, "{path}");
+            assert_eq!(delivered.complete, length == budget, "{path}");
+        }
+    }
+
+    /// The kinds an agent acts on differently (TC-SEND-006), and the
+    /// catalogue codes that `docs/errors.md` links to their scenarios.
+    #[tokio::test]
+    async fn failures_are_told_apart() {
+        let upstream = Upstream::start().await.unwrap();
+        upstream.set_behaviour("/reset", Behaviour::Reset);
+        upstream.set_behaviour("/ssh", Behaviour::NotHttp);
+        let base = upstream.base_url();
+
+        let reset = send(&format!("{base}/reset"), 1_024).await.unwrap_err();
+        assert_eq!(reset, DeliveryFailure::Reset);
+
+        // Not HTTP at all: the cause, in hyper's words, without reqwest's
+        // summary that repeats the URL.
+        match send(&format!("{base}/ssh"), 1_024).await.unwrap_err() {
+            DeliveryFailure::Other(cause) => {
+                assert!(cause.contains("HTTP"), "{cause}");
+                assert!(!cause.contains("127.0.0.1"), "{cause}");
+            }
+            other => panic!("not HTTP taken as {other:?}"),
+        }
+
+        upstream.refuse_connections().await;
+        let refused = send(&format!("{base}/pets"), 1_024).await.unwrap_err();
+        assert_eq!(refused, DeliveryFailure::Refused);
+    }
+
+    /// A connection closed cleanly (no reset) before any answer is a reset
+    /// for the agent too: hyper reports it as an incomplete message.
+    #[tokio::test]
+    async fn a_connection_closed_before_the_answer_is_a_reset() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut request = Vec::new();
+            while !request.ends_with(b"\r\n\r\n") {
+                let mut byte = [0u8; 1];
+                if socket.read(&mut byte).await.unwrap() == 0 {
+                    break;
+                }
+                request.push(byte[0]);
+            }
+        });
+        let closed = send(&format!("http://{address}/pets"), 1_024)
+            .await
+            .unwrap_err();
+        assert_eq!(closed, DeliveryFailure::Reset);
+    }
+
+    /// The deadline the gateway was given cuts off a silent upstream, and is
+    /// the figure the timeout message names (TC-SEND-004).
+    #[tokio::test]
+    async fn a_silent_upstream_is_cut_off_at_the_deadline() {
+        let upstream = Upstream::start().await.unwrap();
+        upstream.set_behaviour("/silent", Behaviour::Stall);
+        let deadline = Duration::from_millis(300);
+        let deliverer = Deliverer::new(deadline).unwrap();
+        assert_eq!(deliverer.deadline(), deadline);
+        let started = Instant::now();
+        let outcome = deliverer
+            .send(get(&format!("{}/silent", upstream.base_url())), 1_024)
+            .await;
+        assert_eq!(outcome.unwrap_err(), DeliveryFailure::Timeout);
+        assert!(
+            started.elapsed() < DEFAULT_DEADLINE,
+            "{:?}",
+            started.elapsed()
+        );
     }
 }

@@ -328,3 +328,22 @@ fn a_non_text_content_type_is_masked() {
     let answer = interpret(&read(200, Some(&content_type), &[0, 1]), &masker());
     assert!(answer.text.contains("application/x-[credential]"));
 }
+
+/// The read budget is the 1 MB limit plus the longest form of the
+/// credential, so a form cut by the limit is still seen whole and masked,
+/// and not a byte more is held (TC-ANS-009, TC-MASK-006).
+#[test]
+fn the_read_budget_is_the_limit_and_one_credential_form() {
+    let masker = masker();
+    assert_eq!(read_budget(&masker), BODY_LIMIT + masker.longest_form());
+    assert_eq!(read_budget(&Masker::new(None, None)), BODY_LIMIT + 1);
+}
+
+/// Bytes that are no UTF-8 sequence are cut at the limit, even at the
+/// body's very start, where the look-back has nowhere to go.
+#[test]
+fn stray_continuation_bytes_are_cut_at_the_limit() {
+    assert_eq!(char_boundary_at_or_before(&[0x80, 0x80, 0x80], 1), 1);
+    assert_eq!(char_boundary_at_or_before("é€".as_bytes(), 1), 0);
+    assert_eq!(char_boundary_at_or_before("é€".as_bytes(), 3), 2);
+}

@@ -218,3 +218,44 @@ impl fmt::Display for TypeSet {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{JsonType, Problem, TypeSet};
+
+    /// The wrong-type message reads as English: the right article, and
+    /// " or " only between the types a keyword admits.
+    #[test]
+    fn a_wrong_type_reads_as_english() {
+        let expected = TypeSet::from_keyword(&json!(["string", "null"])).unwrap();
+        for (found, text) in [
+            (JsonType::Object, "must be null or a string, not an object"),
+            (JsonType::Array, "must be null or a string, not an array"),
+            (
+                JsonType::Integer,
+                "must be null or a string, not an integer",
+            ),
+            (JsonType::Boolean, "must be null or a string, not a boolean"),
+        ] {
+            let problem = Problem::WrongType { expected, found };
+            assert_eq!(problem.to_string(), text);
+        }
+        let one = TypeSet::from_keyword(&json!("object")).unwrap();
+        let problem = Problem::WrongType {
+            expected: one,
+            found: JsonType::Number,
+        };
+        assert_eq!(problem.to_string(), "must be an object, not a number");
+    }
+
+    /// A type named twice is still admitted; the converter removes repeats,
+    /// but the set must not depend on it.
+    #[test]
+    fn a_type_named_twice_is_admitted_once() {
+        let twice = TypeSet::from_keyword(&json!(["string", "string"])).unwrap();
+        assert!(twice.admits(&json!("a")));
+        assert_eq!(twice, TypeSet::only(JsonType::String));
+    }
+}
