@@ -197,7 +197,7 @@ mod tests {
     use tokio::io::AsyncReadExt;
     use tokio::net::TcpListener;
 
-    use super::{reserve_within, Deliverer, DeliveryFailure, DEFAULT_DEADLINE};
+    use super::{reserve_within, Delivered, Deliverer, DeliveryFailure, DEFAULT_DEADLINE};
     use crate::request::OutboundRequest;
 
     fn get(url: &str) -> OutboundRequest {
@@ -209,7 +209,7 @@ mod tests {
         }
     }
 
-    async fn send(url: &str, budget: usize) -> Result<super::Delivered, DeliveryFailure> {
+    async fn send(url: &str, budget: usize) -> Result<Delivered, DeliveryFailure> {
         let deliverer = Deliverer::new(DEFAULT_DEADLINE).unwrap();
         deliverer.send(get(url), budget).await
     }
