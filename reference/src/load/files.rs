@@ -191,7 +191,7 @@ impl Bundler<'_> {
         references(
             &self.files[index].value,
             index == 0,
-            &mut String::new(),
+            &mut Vec::new(),
             &mut found,
         );
         let mut targets = Vec::with_capacity(found.len());
@@ -302,7 +302,7 @@ impl Bundler<'_> {
         let file = &mut self.files[file];
         file.names.get_or_insert_with(|| {
             let mut names = Names::default();
-            gather_names(&file.value, "", &mut String::new(), &mut names);
+            gather_names(&file.value, "", &mut Vec::new(), &mut names);
             names
         })
     }
@@ -400,40 +400,72 @@ impl Bundler<'_> {
 /// Every string `$ref` in `value` that needs settling, with the JSON Pointer
 /// of the object holding it, in document order. In the root document a
 /// `#/...` pointer needs nothing: the rest of the loader follows it.
-fn references(value: &Value, in_root: bool, at: &mut String, found: &mut Vec<(String, String)>) {
+fn references<'a>(
+    value: &'a Value,
+    in_root: bool,
+    at: &mut Vec<Step<'a>>,
+    found: &mut Vec<(String, String)>,
+) {
     match value {
         Value::Object(members) => {
-            if let Some(Value::String(reference)) = members.get("$ref") {
-                let local = in_root
-                    && local_pointer(reference)
-                        .is_some_and(|pointer| pointer.is_empty() || pointer.starts_with('/'));
-                if !local {
-                    found.push((at.clone(), reference.clone()));
-                }
-            }
+            // Met in the walk over the members, so that references come in
+            // the text's order (which finds each one's line), with no lookup
+            // per object.
             for (key, member) in members {
-                let length = at.len();
-                at.push('/');
-                at.push_str(&escape_token(key));
-                references(member, in_root, at, found);
-                at.truncate(length);
+                match member {
+                    Value::String(reference) if key == "$ref" => {
+                        let local = in_root
+                            && local_pointer(reference).is_some_and(|pointer| {
+                                pointer.is_empty() || pointer.starts_with('/')
+                            });
+                        if !local {
+                            found.push((pointer_of(at), reference.clone()));
+                        }
+                    }
+                    _ => {
+                        at.push(Step::Member(key));
+                        references(member, in_root, at, found);
+                        at.pop();
+                    }
+                }
             }
         }
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
-                let length = at.len();
-                at.push_str(&format!("/{index}"));
+                at.push(Step::Item(index));
                 references(item, in_root, at, found);
-                at.truncate(length);
+                at.pop();
             }
         }
         _ => {}
     }
 }
 
+/// One step down a document: a member's name or an item's index. The walks
+/// keep the steps and write a pointer only for what they find, since nearly
+/// every node of a large document holds nothing to record.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Member(&'a str),
+    Item(usize),
+}
+
+/// The JSON Pointer of the place `steps` lead to.
+fn pointer_of(steps: &[Step<'_>]) -> String {
+    let mut pointer = String::new();
+    for step in steps {
+        pointer.push('/');
+        match step {
+            Step::Member(name) => pointer.push_str(&escape_token(name)),
+            Step::Item(index) => pointer.push_str(&index.to_string()),
+        }
+    }
+    pointer
+}
+
 /// Records every `$id` and `$anchor` under `value`, which is at `at` inside
 /// the schema identified as `resource`. The first of two equal ones counts.
-fn gather_names(value: &Value, resource: &str, at: &mut String, names: &mut Names) {
+fn gather_names<'a>(value: &'a Value, resource: &str, at: &mut Vec<Step<'a>>, names: &mut Names) {
     match value {
         Value::Object(members) => {
             let resource = match members.get("$id").and_then(Value::as_str) {
@@ -441,7 +473,7 @@ fn gather_names(value: &Value, resource: &str, at: &mut String, names: &mut Name
                     names
                         .ids
                         .entry(id.to_string())
-                        .or_insert_with(|| at.clone());
+                        .or_insert_with(|| pointer_of(at));
                     id
                 }
                 None => resource,
@@ -450,22 +482,19 @@ fn gather_names(value: &Value, resource: &str, at: &mut String, names: &mut Name
                 names
                     .anchors
                     .entry((resource.to_string(), anchor.to_string()))
-                    .or_insert_with(|| at.clone());
+                    .or_insert_with(|| pointer_of(at));
             }
             for (key, member) in members {
-                let length = at.len();
-                at.push('/');
-                at.push_str(&escape_token(key));
+                at.push(Step::Member(key));
                 gather_names(member, resource, at, names);
-                at.truncate(length);
+                at.pop();
             }
         }
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
-                let length = at.len();
-                at.push_str(&format!("/{index}"));
+                at.push(Step::Item(index));
                 gather_names(item, resource, at, names);
-                at.truncate(length);
+                at.pop();
             }
         }
         _ => {}
@@ -656,5 +685,37 @@ mod tests {
             hole.map(|hole| hole.to_string()).as_deref(),
             Some("doc.json: #/components/schemas/Pet/properties/other: $ref `other.yaml#/Pet` cannot be resolved: it names another file, and a document not read from a file has no folder to find it in")
         );
+    }
+
+    /// Two equal references, one inside a member written before the other
+    /// beside it: each hole names its own line, so the references are taken
+    /// in the text's order, not an object's own `$ref` before its members'.
+    #[test]
+    fn equal_references_are_told_apart_by_their_place_in_the_text() {
+        let text = "\
+openapi: 3.1.0
+components:
+  schemas:
+    Pet:
+      properties:
+        tag:
+          $ref: other.yaml
+      $ref: other.yaml
+";
+        let root = text::parse(text, "doc.yaml").expect("parses");
+        let source = Source {
+            text,
+            origin: "doc.yaml",
+            path: None,
+        };
+        let bundle = bundle(root, source).expect("bundles");
+        let line = |at: &Value| {
+            let pointer = at["$ref"].as_str().and_then(local_pointer);
+            let hole = pointer.and_then(|pointer| bundle.holes.at(&pointer).cloned());
+            hole.and_then(|hole| hole.line)
+        };
+        let pet = &bundle.root["components"]["schemas"]["Pet"];
+        assert_eq!(line(&pet["properties"]["tag"]), Some(7));
+        assert_eq!(line(pet), Some(8));
     }
 }
