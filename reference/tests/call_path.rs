@@ -311,6 +311,13 @@ async fn an_unknown_tool_is_not_a_tool_result() {
     let error = gateway.call("nope", None).await.expect_err("unknown tool");
     assert_eq!(error, UnknownTool("nope".to_owned()));
     assert!(error.to_string().starts_with("[TOOL_UNKNOWN] "));
+
+    // The name is the agent's own text handed back, masked like every text
+    // the gateway writes (TC-MASK-007).
+    let named = gateway.call(&format!("get-{SECRET}"), None).await;
+    let named = named.expect_err("unknown tool");
+    assert_eq!(named, UnknownTool("get-[credential]".to_owned()));
+    assert!(!named.to_string().contains(SECRET), "{named}");
 }
 
 #[tokio::test]
