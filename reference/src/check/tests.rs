@@ -79,6 +79,39 @@ fn wrong_type_names_expected_and_found_types() {
     assert_eq!(message, "/x: must be null or an integer, not a string");
 }
 
+/// The wrong-type message reads as English: the right article, and " or "
+/// only between the types a keyword admits.
+#[test]
+fn a_wrong_type_reads_as_english() {
+    let expected = TypeSet::from_keyword(&json!(["string", "null"])).expect("types");
+    for (found, text) in [
+        (JsonType::Object, "must be null or a string, not an object"),
+        (JsonType::Array, "must be null or a string, not an array"),
+        (
+            JsonType::Integer,
+            "must be null or a string, not an integer",
+        ),
+        (JsonType::Boolean, "must be null or a string, not a boolean"),
+    ] {
+        let problem = Problem::WrongType { expected, found };
+        assert_eq!(problem.to_string(), text);
+    }
+    let problem = Problem::WrongType {
+        expected: TypeSet::from_keyword(&json!("object")).expect("a type"),
+        found: JsonType::Number,
+    };
+    assert_eq!(problem.to_string(), "must be an object, not a number");
+}
+
+/// A type named twice is still admitted; the converter removes repeats,
+/// but the set must not depend on it.
+#[test]
+fn a_type_named_twice_is_admitted_once() {
+    let twice = TypeSet::from_keyword(&json!(["string", "string"])).expect("a type");
+    assert!(twice.admits(&json!("a")));
+    assert_eq!(twice, TypeSet::only(JsonType::String));
+}
+
 #[test]
 fn missing_required_property_is_named_by_its_own_pointer() {
     let validator = Validator::compile(&schema(json!({
