@@ -123,10 +123,22 @@ pub enum CredentialPlacement {
     Header(String),
     /// `Authorization: Bearer <credential>`.
     Bearer,
-    /// `Authorization: Basic base64(<credential>)`; the credential is `user:password`.
+    /// `Authorization: Basic base64(<user:password>)`; see [`basic_pair`].
     Basic,
     /// A query parameter of this name carries the credential.
     Query(String),
+}
+
+/// The `user:password` a basic credential stands for (TC-REQ-014): the
+/// credential itself when it holds a `:`, else the credential as the user
+/// name with an empty password, as APIs that take a secret key as the user
+/// name (Stripe) expect.
+pub fn basic_pair(credential: &str) -> std::borrow::Cow<'_, str> {
+    if credential.contains(':') {
+        credential.into()
+    } else {
+        format!("{credential}:").into()
+    }
 }
 
 #[cfg(test)]

@@ -31,7 +31,9 @@ pub async fn call_listed(
 ///
 /// - `{{base_url}}`: the mock upstream's base URL;
 /// - `{{credential}}`: the stored credential, as is;
-/// - `{{credential_base64}}`: the credential in base64 (as Basic auth sends it);
+/// - `{{credential_base64}}`: the base64 of the credential's `user:password`,
+///   as Basic authentication sends it (a credential without `:` is the user
+///   name, with an empty password);
 /// - `{{credential_json}}`: the credential escaped for a JSON string;
 /// - `{{credential_json_slash}}`: the same with `/` written `\/`, as PHP does;
 /// - `{{credential_json_unicode}}`: every character written `\uXXXX`;
@@ -66,7 +68,10 @@ pub fn expand(world: &GatewayWorld, text: &str) -> String {
         .split_once(':')
         .map_or("", |(_, password)| password);
     text.replace("{{base_url}}", &world.upstream().base_url())
-        .replace("{{credential_base64}}", &base64(credential.as_bytes()))
+        .replace(
+            "{{credential_base64}}",
+            &base64(basic_pair(credential).as_bytes()),
+        )
         .replace("{{credential_json_slash}}", &json.replace('/', "\\/"))
         .replace("{{credential_json_unicode}}", &unicode)
         .replace("{{credential_json}}", json)
@@ -75,6 +80,15 @@ pub fn expand(world: &GatewayWorld, text: &str) -> String {
         .replace("{{credential_percent}}", &percent)
         .replace("{{credential_password}}", password)
         .replace("{{credential}}", credential)
+}
+
+/// The `user:password` a basic credential stands for, as LAUNCH.md states it.
+fn basic_pair(credential: &str) -> String {
+    if credential.contains(':') {
+        credential.to_owned()
+    } else {
+        format!("{credential}:")
+    }
 }
 
 /// Standard base64 with padding (RFC 4648), as Basic authentication uses it.

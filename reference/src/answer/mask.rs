@@ -15,7 +15,7 @@ use std::fmt;
 use base64::Engine as _;
 use memchr::memmem::Finder;
 
-use crate::convert::CredentialPlacement;
+use crate::convert::{basic_pair, CredentialPlacement};
 
 /// What the agent sees instead of the credential.
 pub const MASK: &str = "[credential]";
@@ -58,8 +58,9 @@ impl Masker {
         };
         let mut secrets = vec![credential.to_owned()];
         if placement == Some(&CredentialPlacement::Basic) {
-            secrets.push(base64::engine::general_purpose::STANDARD.encode(credential));
-            secrets.extend(basic_secret_part(credential).map(str::to_owned));
+            let pair = basic_pair(credential);
+            secrets.push(base64::engine::general_purpose::STANDARD.encode(pair.as_ref()));
+            secrets.extend(basic_secret_part(&pair).map(str::to_owned));
         }
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         secrets.dedup();
@@ -405,6 +406,16 @@ mod tests {
         assert_eq!(
             masker.mask("Basic YWRhOmwwdmUvbGFjZQ== and ada:l0ve/lace and l0ve\\/lace, YWRhOmwwdmUvbGFjZQ%3D%3D"),
             "Basic [credential] and [credential] and [credential], [credential]"
+        );
+    }
+
+    #[test]
+    fn a_basic_credential_without_a_colon_is_masked_in_the_base64_that_was_sent() {
+        // Sent as base64("sk_live_42:"), the key being the user name.
+        let masker = Masker::new(Some("sk_live_42"), Some(&CredentialPlacement::Basic));
+        assert_eq!(
+            masker.mask("Basic c2tfbGl2ZV80Mjo= and sk_live_42"),
+            "Basic [credential] and [credential]"
         );
     }
 

@@ -6,7 +6,7 @@ use reqwest::header::{HeaderName, HeaderValue, AUTHORIZATION};
 use reqwest::Url;
 
 use super::encode::encode_component;
-use crate::convert::CredentialPlacement;
+use crate::convert::{basic_pair, CredentialPlacement};
 use crate::secret::Secret;
 
 /// The verified host and the credential's place, validated up front so a
@@ -103,7 +103,8 @@ fn slot(secret: &str, placement: &CredentialPlacement) -> Result<CredentialSlot,
         }
         CredentialPlacement::Bearer => header(AUTHORIZATION, format!("Bearer {secret}")),
         CredentialPlacement::Basic => {
-            let encoded = base64::engine::general_purpose::STANDARD.encode(secret);
+            let encoded =
+                base64::engine::general_purpose::STANDARD.encode(basic_pair(secret).as_ref());
             header(AUTHORIZATION, format!("Basic {encoded}"))
         }
         CredentialPlacement::Query(name) => Ok(CredentialSlot::Query {

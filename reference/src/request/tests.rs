@@ -365,13 +365,19 @@ fn credential_as_bearer() {
     );
 }
 
-#[test]
-fn credential_as_basic() {
+#[rstest]
+#[case::user_and_password("ada:pa ss", "Basic YWRhOnBhIHNz")]
+// A secret key as the user name, with an empty password (TC-REQ-014).
+#[case::no_colon(
+    "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    "Basic c2tfdGVzdF80ZUMzOUhxTHlqV0Rhcmp0VDF6ZHA3ZGM6"
+)]
+fn credential_as_basic(#[case] credential: &str, #[case] header: &str) {
     let tool = tool("GET", "/things", vec![], None);
-    let destination = Destination::new(BASE, Some("ada:pa ss"), Some(&CredentialPlacement::Basic))
-        .expect("valid");
+    let destination =
+        Destination::new(BASE, Some(credential), Some(&CredentialPlacement::Basic)).expect("valid");
     let request = build(&tool, &Map::new(), &destination).expect("built");
-    assert_eq!(request.headers["authorization"], "Basic YWRhOnBhIHNz");
+    assert_eq!(request.headers["authorization"], header);
 }
 
 #[test]
