@@ -217,6 +217,27 @@ Feature: Masking the credential
       | escaped password    | pa\\/ss+w=rd@1         |
 
   @TC-MASK-006 @recommended
+  Scenario: A basic credential without a colon is masked in the base64 form it is sent in
+    Given the stored credential is 'sk_live_42/Qx+9'
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          secretKey: {type: http, scheme: basic}
+      security: [{secretKey: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "sent: c2tfbGl2ZV80Mi9ReCs5Og=="
+    When the client calls "whoami" with {}
+    Then where the result shows "sent: ", it reads "sent: [credential]"
+
+  @TC-MASK-006 @recommended
   Scenario: Every form in one body is masked, whatever order they come in
     Given the stored credential is 'sk/live+Q7"z=9k'
     And the OpenAPI document:

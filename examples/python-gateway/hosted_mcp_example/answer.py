@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from .breaks import broken
 from .deliver import BODY_LIMIT, Answer
-from .request import Placement
+from .request import Placement, basic_pair
 
 MASK = "[credential]"
 #: How much of an error body is shown: the rules allow 100 to 1,024 bytes.
@@ -39,7 +39,7 @@ class Masker:
             escaped = json.dumps(credential, ensure_ascii=ascii_only)[1:-1]
             forms.update({escaped, escaped.replace("/", "\\/")})
         if where.kind == "basic":
-            forms.add(base64.b64encode(credential.encode("utf-8")).decode("ascii"))
+            forms.add(base64.b64encode(basic_pair(credential).encode("utf-8")).decode("ascii"))
             password = credential.partition(":")[2]
             if len(password) >= 4:
                 forms.add(password)

@@ -43,6 +43,7 @@ BREAKS: dict[str, str] = {
     "TC-REQ-004": "an operation path that climbs out of the base URL's path is sent",
     "TC-REQ-005": "query arrays are joined with commas instead of exploded",
     "TC-REQ-010": "X-Agentify-Operation carries the operationId, not the tool's name",
+    "TC-REQ-014": "a basic credential without ':' is sent as the base64 of the credential alone",
     "TC-REQ-016": "an argument named like the credential's header is sent beside it",
     "TC-SEND-001": "a 5xx answer is retried once",
     "TC-SEND-003": "redirects are followed",

@@ -204,6 +204,12 @@ def _headers(pairs: list[tuple[str, Any]]) -> list[tuple[str, str]]:
     return out
 
 
+def basic_pair(credential: str) -> str:
+    """The `user:password` of a basic credential: without a `:`, the
+    credential is the user name and the password is empty."""
+    return credential if ":" in credential else f"{credential}:"
+
+
 def _with_credential(headers: list[tuple[str, str]], credential: str, where: Placement) -> list[tuple[str, str]]:
     # Put on last, and alone: nothing an argument set survives in its place.
     if where.kind == "header":
@@ -213,6 +219,7 @@ def _with_credential(headers: list[tuple[str, str]], credential: str, where: Pla
     if where.kind == "bearer":
         return [*headers, ("Authorization", f"Bearer {credential}")]
     if where.kind == "basic":
-        encoded = base64.b64encode(credential.encode("utf-8")).decode("ascii")
+        pair = credential if broken("TC-REQ-014") else basic_pair(credential)
+        encoded = base64.b64encode(pair.encode("utf-8")).decode("ascii")
         return [*headers, ("Authorization", f"Basic {encoded}")]
     return headers
