@@ -6,6 +6,7 @@
 //! tools and serialized once, at start-up, and those bytes are sent on every
 //! `tools/list` ([`tool_list`]).
 
+mod single_answer;
 mod tool_list;
 
 use std::borrow::Cow;
@@ -292,12 +293,16 @@ pub async fn serve_http(
                 let service = TowerToHyperService::new(service.clone());
                 let tools = Arc::clone(&tools);
                 async move {
-                    if request.uri().path() == ENDPOINT {
-                        let response = hyper::service::Service::call(&service, request).await?;
-                        Ok::<_, Infallible>(tools.splice_response(response).await)
-                    } else {
-                        Ok(not_found())
+                    if request.uri().path() != ENDPOINT {
+                        return Ok(not_found());
                     }
+                    let method = request.method().clone();
+                    let response = hyper::service::Service::call(&service, request).await?;
+                    let response = match method {
+                        hyper::Method::POST => single_answer::answer_as_json(response).await,
+                        _ => response.map(http_body_util::BodyExt::boxed),
+                    };
+                    Ok::<_, Infallible>(tools.splice_response(response).await)
                 }
             });
             let connection = watcher.watch(
