@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
@@ -300,6 +301,7 @@ pub async fn serve_http(
                     let response = hyper::service::Service::call(&service, request).await?;
                     let response = match method {
                         hyper::Method::POST => single_answer::answer_as_json(response).await,
+                        hyper::Method::DELETE => session_closed(response),
                         _ => response.map(http_body_util::BodyExt::boxed),
                     };
                     Ok::<_, Infallible>(tools.splice_response(response).await)
@@ -364,6 +366,21 @@ fn session_manager() -> LocalSessionManager {
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.completed_cache_ttl = Duration::ZERO;
     sessions
+}
+
+/// A session closed by the client's DELETE: rmcp says 202 Accepted, which
+/// the official Python SDK logs as a failed termination on every close; the
+/// SDKs take 200 and 204 as done.
+fn session_closed<B>(response: hyper::Response<B>) -> hyper::Response<BoxBody<Bytes, Infallible>>
+where
+    B: hyper::body::Body<Data = Bytes, Error = Infallible> + Send + Sync + 'static,
+{
+    let mut response = response.map(http_body_util::BodyExt::boxed);
+    if response.status() == hyper::StatusCode::ACCEPTED {
+        *response.status_mut() = hyper::StatusCode::NO_CONTENT;
+        *response.body_mut() = http_body_util::BodyExt::boxed(http_body_util::Empty::new());
+    }
+    response
 }
 
 fn not_found() -> hyper::Response<SplicedBody> {

@@ -28,6 +28,13 @@ fn expected_tools() -> Vec<Value> {
 fn list_with_sdk(args: &[&str]) -> Value {
     let script = manifest_dir().join("tests/python/list_tools.py");
     let output = run_checked(Command::new(python()).arg(script).args(args));
+    // The SDK warns on stderr of what it took for a failure, such as a
+    // session close answered with a status it does not expect.
+    let warnings = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !warnings.contains("failed"),
+        "the SDK saw a failure:\n{warnings}"
+    );
     serde_json::from_slice(&output.stdout).expect("the script prints JSON")
 }
 
