@@ -243,7 +243,9 @@ fn start_logs(format: LogFormat) {
     let levels =
         EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_LOG_LEVELS));
     let no_message_contents = filter_fn(|event| {
-        !(event.target().starts_with("rmcp") && *event.level() > tracing::Level::INFO)
+        let message_contents =
+            event.target().starts_with("rmcp") && *event.level() > tracing::Level::INFO;
+        !(message_contents || is_explained_refusal(event))
     });
     let lines = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
@@ -261,6 +263,18 @@ fn start_logs(format: LogFormat) {
             )
             .init(),
     }
+}
+
+/// rmcp's own warning of a refused `Host` or `Origin`, which prints the host
+/// as a Rust debug struct: the gateway logs the refusal itself, naming the
+/// option that accepts it (mcp::refusal).
+fn is_explained_refusal(event: &tracing::Metadata<'_>) -> bool {
+    event.target() == "rmcp::transport::streamable_http_server::tower"
+        && event
+            .fields()
+            .field("host")
+            .or(event.fields().field("origin"))
+            .is_some()
 }
 
 /// The credential from `--credential-file` or the environment, never from the

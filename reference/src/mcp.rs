@@ -6,6 +6,7 @@
 //! tools and serialized once, at start-up, and those bytes are sent on every
 //! `tools/list` ([`tool_list`]).
 
+mod refusal;
 mod single_answer;
 mod tool_list;
 
@@ -298,8 +299,13 @@ pub async fn serve_http(
                         return Ok(not_found());
                     }
                     let method = request.method().clone();
+                    let asked = refusal::Asked::of(&request);
                     let response = hyper::service::Service::call(&service, request).await?;
                     let response = match method {
+                        _ if response.status() == hyper::StatusCode::FORBIDDEN => {
+                            refusal::explain(response.map(http_body_util::BodyExt::boxed), asked)
+                                .await
+                        }
                         hyper::Method::POST => single_answer::answer_as_json(response).await,
                         hyper::Method::DELETE => session_closed(response),
                         _ => response.map(http_body_util::BodyExt::boxed),

@@ -191,3 +191,61 @@ async fn turned_up_logs_hold_nothing_secret(#[case] levels: &str) {
     let stderr = log_of_calls("text", Some(levels)).await;
     assert_nothing_secret(&stderr);
 }
+
+/// A request for a Host, or from an Origin, that the gateway does not accept
+/// is refused with a message and one log line that name the value and the
+/// option accepting it, where rmcp said only "Host header is not allowed"
+/// and logged a Rust debug struct (issue 19).
+#[rstest]
+#[case::host(
+    &[("host", "mcp.example.com:8443")],
+    "--allowed-host mcp.example.com"
+)]
+#[case::origin(
+    &[("origin", "https://app.example.com")],
+    "--allowed-origin https://app.example.com"
+)]
+#[tokio::test]
+async fn a_refused_host_or_origin_names_the_option_that_accepts_it(
+    #[case] headers: &[(&str, &str)],
+    #[case] option: &str,
+) {
+    let port = free_port();
+    let mut child = serve_http("http://127.0.0.1:9", port)
+        .env_remove("RUST_LOG")
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gateway starts");
+    wait_listening(port);
+    let mut request = reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#);
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let answer = request.send().await.expect("answered");
+    assert_eq!(answer.status(), 403);
+    let text = answer.text().await.expect("a body");
+    assert!(
+        text.contains(option),
+        "the answer {text:?} names no {option}"
+    );
+    terminate(&child);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("piped")
+        .read_to_string(&mut stderr)
+        .expect("stderr");
+    let _ = child.wait();
+    let refusals: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.contains("refused"))
+        .collect();
+    assert_eq!(refusals.len(), 1, "one refusal logged: {stderr}");
+    assert!(refusals[0].contains(option), "{stderr}");
+    assert!(!stderr.contains("NormalizedAuthority"), "{stderr}");
+}
