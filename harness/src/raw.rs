@@ -25,6 +25,22 @@ pub struct Exchange {
 }
 
 impl Exchange {
+    /// The bytes of the largest SSE event's data, when the answer was a stream.
+    pub fn largest_event(&self) -> Option<usize> {
+        let sse = self
+            .headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        sse.then(|| {
+            sse_data(&self.body)
+                .iter()
+                .map(String::len)
+                .max()
+                .unwrap_or(0)
+        })
+    }
+
     /// The JSON-RPC `result`, or a failure that shows what came instead.
     pub fn result(&self) -> anyhow::Result<&Value> {
         self.message
@@ -192,7 +208,11 @@ impl RawHttp {
                 .context("reading the HTTP body failed")?
             {
                 body.extend_from_slice(&chunk);
-                if sse && find_answer(&String::from_utf8_lossy(&body), true, id.as_ref()).is_some()
+                // Only where an event may have ended: a 2 MB event comes in
+                // hundreds of chunks.
+                if sse
+                    && chunk.contains(&b'\n')
+                    && find_answer(&String::from_utf8_lossy(&body), true, id.as_ref()).is_some()
                 {
                     break;
                 }
@@ -215,23 +235,30 @@ impl RawHttp {
 fn find_answer(body: &str, sse: bool, id: Option<&Value>) -> Option<Value> {
     let id = id?;
     let candidates: Vec<Value> = if sse {
-        // One event per blank-line-separated block; its data lines joined.
-        body.replace("\r\n", "\n")
-            .split("\n\n")
-            .map(|event| {
-                event
-                    .lines()
-                    .filter_map(|line| line.strip_prefix("data:"))
-                    .map(|data| data.strip_prefix(' ').unwrap_or(data))
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
+        sse_data(body)
+            .into_iter()
             .filter_map(|data| serde_json::from_str(&data).ok())
             .collect()
     } else {
         serde_json::from_str(body).into_iter().collect()
     };
     candidates.into_iter().find(|m| m.get("id") == Some(id))
+}
+
+/// Each SSE event's data: one event per blank-line-separated block, its
+/// data lines joined.
+fn sse_data(body: &str) -> Vec<String> {
+    body.replace("\r\n", "\n")
+        .split("\n\n")
+        .map(|event| {
+            event
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(|data| data.strip_prefix(' ').unwrap_or(data))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -30,6 +30,23 @@ async fn fixture_document(world: &mut GatewayWorld, name: String) -> StepResult 
     Ok(())
 }
 
+/// A document too big to write out: `count` operations `op1`, `op2`, ...,
+/// each with a description of `length` characters, as big real APIs
+/// (Stripe's 464 tools) have.
+#[given(expr = "an OpenAPI document of {int} operations, each described in {int} characters")]
+async fn generated_document(world: &mut GatewayWorld, count: usize, length: usize) -> StepResult {
+    let description = "d".repeat(length);
+    let mut text = String::from("openapi: 3.0.3\ninfo: {title: Big, version: \"1\"}\npaths:\n");
+    for n in 1..=count {
+        text.push_str(&format!(
+            "  /things{n}:\n    get:\n      operationId: op{n}\n      \
+             description: {description}\n      responses: {{\"200\": {{description: ok}}}}\n"
+        ));
+    }
+    world.set_document(&text)?;
+    Ok(())
+}
+
 #[when("the gateway starts")]
 async fn the_gateway_starts(world: &mut GatewayWorld) -> StepResult {
     world.put_start_under_test();

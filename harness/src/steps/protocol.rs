@@ -202,6 +202,23 @@ async fn post_carries_result(world: &mut GatewayWorld) -> StepResult {
     Ok(())
 }
 
+/// The official Python SDK refuses an SSE event over 1 MiB (its
+/// `DEFAULT_MAX_SSE_EVENT_SIZE`), so an answer that big must go another way,
+/// a JSON body for one (TC-PROTO-009).
+#[then("no SSE event of the answer is over 1 MiB")]
+async fn no_event_over_a_mebibyte(world: &mut GatewayWorld) -> StepResult {
+    const LIMIT: usize = 1 << 20;
+    let last = world.raw_http().await?.last()?;
+    if let Some(size) = last.largest_event().filter(|size| *size > LIMIT) {
+        fail!(
+            "the answer came as an SSE event of {size} bytes: the official Python SDK \
+             refuses events over {LIMIT} bytes, so its clients cannot read it (a JSON \
+             body has no such limit)"
+        );
+    }
+    Ok(())
+}
+
 /// Whether the revision is offered at all is TC-PROTO-003's matter; where
 /// it is not, no POST of that revision has a result to carry.
 #[then("where the 2026-07-28 revision is offered, the answer to the POST carries the tool result")]
