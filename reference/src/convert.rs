@@ -40,9 +40,11 @@ pub fn convert(document: &Document) -> Result<Catalogue, LoadError> {
             },
         });
     }
+    let (credential_scheme, default_credential) = credential::default_placement(document).unzip();
     Ok(Catalogue {
         tools,
-        default_credential: credential::default_placement(document),
+        default_credential,
+        credential_scheme,
     })
 }
 
@@ -53,6 +55,8 @@ pub struct Catalogue {
     pub tools: Vec<Tool>,
     /// Where the credential goes when the configuration does not say: taken from the document's security schemes.
     pub default_credential: Option<CredentialPlacement>,
+    /// The security scheme `default_credential` was taken from.
+    pub credential_scheme: Option<String>,
 }
 
 /// One MCP tool and what it takes to call it.

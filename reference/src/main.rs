@@ -90,7 +90,8 @@ struct ServeArgs {
     /// (one trailing newline is ignored).
     #[arg(long, value_name = "FILE")]
     credential_file: Option<PathBuf>,
-    /// Where the credential goes: `bearer`, `basic` (credential is user:password),
+    /// Where the credential goes: `bearer`, `basic` (credential is user:password,
+    /// or a user name alone with an empty password),
     /// `header:NAME` or `query:NAME`. Default: the document's security scheme.
     #[arg(long, value_name = "PLACE", value_parser = parse_placement)]
     credential_in: Option<CredentialPlacement>,
@@ -101,8 +102,9 @@ struct ServeArgs {
     /// requests from any other Origin are refused.
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     allowed_origins: Vec<String>,
-    /// Threads that serve calls. One is the fastest per call (see below);
-    /// more serve more calls at once on a host with cores to spare.
+    /// Threads that serve calls. One is the fastest per call (no wake-ups of
+    /// idle workers between the steps of a call); more serve more calls at
+    /// once on a host with cores to spare.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
     /// Calls that may be sending or answering at once; each holds up to about
@@ -141,7 +143,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Tools { openapi } => {
-            let catalogue = catalogue(&openapi)?;
+            let (catalogue, _) = catalogue(&openapi)?;
             let json = mcp::tools_list_json(&catalogue.tools);
             let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
             println!("{text}");
@@ -151,24 +153,109 @@ fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
-fn catalogue(openapi: &Path) -> Result<Catalogue, String> {
+/// The document's tools, and how many of its operations were left out as
+/// deprecated (TC-NAME-010).
+fn catalogue(openapi: &Path) -> Result<(Catalogue, usize), String> {
     let document = load::load_path(openapi).map_err(|e| e.to_string())?;
     // What was passed over (an external `$ref`, a parameter in an unknown place)
     // is said in the log on stderr, which stays free of MCP traffic even over stdio.
     for warning in &document.warnings {
         tracing::warn!("{warning}");
     }
-    convert::convert(&document).map_err(|e| e.to_string())
+    let deprecated = document
+        .operations
+        .iter()
+        .filter(|op| op.deprecated)
+        .count();
+    let catalogue = convert::convert(&document).map_err(|e| e.to_string())?;
+    Ok((catalogue, deprecated))
+}
+
+/// Below this many characters a credential is likely to stand in ordinary
+/// text (a credential `e` masks `method` as `m[credential]thod`).
+const SHORT_CREDENTIAL: usize = 8;
+
+/// Where the credential goes and why, for the start-up line; and, once
+/// each, the warnings an operator should act on before the first call.
+fn review_setup(catalogue: &Catalogue, upstream: &UpstreamConfig, args: &ServeArgs) -> String {
+    if catalogue.tools.is_empty() {
+        tracing::warn!(
+            document = %args.openapi.display(),
+            "the document gives no tool: it has no operation that is not deprecated"
+        );
+    }
+    let not_json: Vec<&str> = catalogue
+        .tools
+        .iter()
+        .filter(|tool| {
+            tool.plan
+                .body
+                .as_ref()
+                .is_some_and(|body| !is_json(&body.content_type))
+        })
+        .map(|tool| tool.name.as_str())
+        .collect();
+    if let Some(first) = not_json.first() {
+        tracing::warn!(
+            operations = not_json.len(),
+            first = %first,
+            "operations whose request body the document gives only in a media type that is not \
+             JSON: the gateway sends their body as JSON with that type, which the API may refuse"
+        );
+    }
+    let Some(credential) = &upstream.credential else {
+        tracing::warn!(
+            "no credential is set ({CREDENTIAL_ENV} or --credential-file): requests go to the API \
+             without one"
+        );
+        return "none".to_owned();
+    };
+    let length = credential.expose().chars().count();
+    if length < SHORT_CREDENTIAL {
+        tracing::warn!(
+            "the credential is only {length} characters long: every occurrence of it in an answer \
+             is masked as [credential], which garbles ordinary text"
+        );
+    }
+    let (placement, why) = match (&upstream.placement, &catalogue.default_credential) {
+        (Some(placement), _) => (placement, "--credential-in".to_owned()),
+        (None, Some(placement)) => (
+            placement,
+            format!(
+                "the document's security scheme {}",
+                catalogue.credential_scheme.as_deref().unwrap_or_default()
+            ),
+        ),
+        (None, None) => (
+            &CredentialPlacement::Bearer,
+            "the default: the document names no usable security scheme".to_owned(),
+        ),
+    };
+    let place = match placement {
+        CredentialPlacement::Header(name) => format!("header {name}"),
+        CredentialPlacement::Bearer => "Authorization: Bearer".to_owned(),
+        CredentialPlacement::Basic => "Authorization: Basic".to_owned(),
+        CredentialPlacement::Query(name) => format!("query parameter {name}"),
+    };
+    format!("{place}, from {why}")
+}
+
+/// `application/json` or a `+json` type, whatever its parameters.
+fn is_json(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    essence.eq_ignore_ascii_case("application/json")
+        || essence.to_ascii_lowercase().ends_with("+json")
 }
 
 fn serve(args: ServeArgs) -> Result<(), String> {
-    let catalogue = catalogue(&args.openapi)?;
+    let (catalogue, deprecated) = catalogue(&args.openapi)?;
     let credential = read_credential(args.credential_file.as_deref())?;
     let upstream = UpstreamConfig {
-        base_url: args.base_url,
+        base_url: args.base_url.clone(),
         credential,
-        placement: args.credential_in,
+        placement: args.credential_in.clone(),
     };
+    let credential_goes = review_setup(&catalogue, &upstream, &args);
     let tool_count = catalogue.tools.len();
     let limits = Limits {
         calls_in_flight: args.max_calls,
@@ -199,7 +286,14 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         .block_on(async move {
             if args.stdio {
                 // stdout belongs to MCP; the log goes to stderr.
-                tracing::info!(tools = tool_count, document = %args.openapi.display(), "serving over stdio");
+                tracing::info!(
+                    tools = tool_count,
+                    deprecated_left_out = deprecated,
+                    document = %args.openapi.display(),
+                    base_url = %args.base_url,
+                    credential = %credential_goes,
+                    "serving over stdio"
+                );
                 mcp::serve_stdio(server).await
             } else {
                 let listener = tokio::net::TcpListener::bind(args.listen)
@@ -212,7 +306,15 @@ fn serve(args: ServeArgs) -> Result<(), String> {
                     })?;
                 if let Some(address) = mcp::bound_address(&listener) {
                     let url = format!("http://{address}{}", mcp::ENDPOINT);
-                    tracing::info!(tools = tool_count, document = %args.openapi.display(), url = %url, "serving over HTTP");
+                    tracing::info!(
+                        tools = tool_count,
+                        deprecated_left_out = deprecated,
+                        document = %args.openapi.display(),
+                        base_url = %args.base_url,
+                        credential = %credential_goes,
+                        url = %url,
+                        "serving over HTTP"
+                    );
                 }
                 let access = HttpAccess {
                     allowed_hosts: args.allowed_hosts,

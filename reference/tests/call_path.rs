@@ -109,6 +109,7 @@ fn catalogue() -> Catalogue {
     Catalogue {
         tools: vec![get_pet, create_pet],
         default_credential: Some(CredentialPlacement::Bearer),
+        credential_scheme: None,
     }
 }
 

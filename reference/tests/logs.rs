@@ -249,3 +249,98 @@ async fn a_refused_host_or_origin_names_the_option_that_accepts_it(
     assert!(refusals[0].contains(option), "{stderr}");
     assert!(!stderr.contains("NormalizedAuthority"), "{stderr}");
 }
+
+/// The start-up lines of a gateway serving `document` with `credential`
+/// (none when `None`), stopped once it listens.
+fn start_up_log(name: &str, document: &str, credential: Option<&str>) -> String {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::write(&path, document).expect("the document is written");
+    let port = free_port();
+    let mut command = std::process::Command::new(support::GATEWAY);
+    command
+        .args(["serve", "--openapi"])
+        .arg(&path)
+        .args(["--base-url", "https://api.example.com/v1", "--listen"])
+        .arg(format!("127.0.0.1:{port}"))
+        .env_remove("RUST_LOG")
+        .env_remove("HOSTED_MCP_CREDENTIAL")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    if let Some(credential) = credential {
+        command.env("HOSTED_MCP_CREDENTIAL", credential);
+    }
+    let mut child = command.spawn().expect("the gateway starts");
+    wait_listening(port);
+    terminate(&child);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("piped")
+        .read_to_string(&mut stderr)
+        .expect("stderr");
+    let _ = child.wait();
+    stderr
+}
+
+fn lines_with<'a>(log: &'a str, words: &str) -> Vec<&'a str> {
+    log.lines().filter(|line| line.contains(words)).collect()
+}
+
+/// The operator reads at start-up where calls go, where the credential goes
+/// and why, what was left out, and a warning for each thing to act on: a
+/// credential so short that masking garbles answers, and bodies that only
+/// take a media type the gateway does not send (issue 19).
+#[test]
+fn the_start_up_line_tells_where_calls_and_the_credential_go() {
+    let log = start_up_log(
+        "start-up.yaml",
+        r#"openapi: 3.0.3
+info: {title: Files, version: "1"}
+components:
+  securitySchemes:
+    secretKey: {type: http, scheme: basic}
+security: [{secretKey: []}]
+paths:
+  /files:
+    get: {operationId: listFiles, responses: {"200": {description: ok}}}
+    put: {operationId: oldUpload, deprecated: true, responses: {"200": {description: ok}}}
+    post:
+      operationId: upload
+      requestBody:
+        content: {multipart/form-data: {schema: {type: object}}}
+      responses: {"200": {description: ok}}
+"#,
+        Some("e"),
+    );
+    let serving = lines_with(&log, "serving over HTTP");
+    assert_eq!(serving.len(), 1, "{log}");
+    for fact in [
+        "tools=2",
+        "deprecated_left_out=1",
+        "base_url=https://api.example.com/v1",
+        "credential=Authorization: Basic, from the document's security scheme secretKey",
+    ] {
+        assert!(serving[0].contains(fact), "{fact} not in {}", serving[0]);
+    }
+    assert_eq!(lines_with(&log, "only 1 characters long").len(), 1, "{log}");
+    let not_json = lines_with(&log, "not JSON");
+    assert_eq!(not_json.len(), 1, "{log}");
+    assert!(not_json[0].contains("first=upload"), "{log}");
+    assert!(lines_with(&log, "no credential").is_empty(), "{log}");
+}
+
+#[test]
+fn a_gateway_without_credential_or_tools_says_so() {
+    let log = start_up_log(
+        "no-tools.yaml",
+        "openapi: 3.1.0\ninfo: {title: Empty, version: \"1\"}\npaths: {}\n",
+        None,
+    );
+    assert_eq!(lines_with(&log, "no tool").len(), 1, "{log}");
+    assert_eq!(lines_with(&log, "no credential is set").len(), 1, "{log}");
+    assert!(
+        lines_with(&log, "serving over HTTP")[0].contains("credential=none"),
+        "{log}"
+    );
+}

@@ -6,25 +6,23 @@ use crate::load::{Document, SecurityScheme};
 
 /// The first scheme named by the top-level `security` requirements that says where
 /// a credential goes; failing that, the first such scheme declared; else none.
-pub fn default_placement(document: &Document) -> Option<CredentialPlacement> {
+/// With the scheme's name, for telling the operator why.
+pub fn default_placement(document: &Document) -> Option<(String, CredentialPlacement)> {
     let declared = |name: &String| {
         document
             .security_schemes
             .iter()
             .find(|(declared, _)| declared == name)
-            .map(|(_, scheme)| scheme)
+    };
+    let usable = |(name, scheme): &(String, SecurityScheme)| {
+        placement(scheme).map(|placement| (name.clone(), placement))
     };
     document
         .security
         .iter()
         .filter_map(declared)
-        .find_map(placement)
-        .or_else(|| {
-            document
-                .security_schemes
-                .iter()
-                .find_map(|(_, scheme)| placement(scheme))
-        })
+        .find_map(usable)
+        .or_else(|| document.security_schemes.iter().find_map(usable))
 }
 
 /// API keys in a header or the query go there by name; bearer, OAuth 2 and OpenID
