@@ -5,7 +5,7 @@
 //! work there, which is why the option exists.
 //!
 //! Needs nginx (Debian's package `nginx`; `.ci/run` installs it) and, like
-//! `python_client.rs`, python3 with PyPI the first time.
+//! `sdk_clients.rs`, python3 with PyPI the first time.
 
 #![cfg(unix)]
 

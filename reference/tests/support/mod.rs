@@ -132,6 +132,42 @@ pub fn python() -> PathBuf {
     python
 }
 
+/// A folder holding the official MCP TypeScript SDK client (pinned in
+/// `tests/node/package-lock.json`, installed with `npm ci` when the lock
+/// changed) and the test's scripts beside it, so they resolve the SDK.
+/// Needs Node 20 or newer and npm.
+pub fn node_client() -> PathBuf {
+    static INSTALL: Mutex<()> = Mutex::new(());
+    let _guard = INSTALL
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let sources = manifest_dir().join("tests/node");
+    let folder = Path::new(env!("CARGO_TARGET_TMPDIR")).join("node-mcp-client");
+    std::fs::create_dir_all(&folder).expect("the folder is made");
+    for entry in std::fs::read_dir(&sources).expect("tests/node is readable") {
+        let path = entry.expect("an entry").path();
+        if path.is_file() {
+            let name = path.file_name().expect("a file name");
+            if name != "package-lock.json" {
+                std::fs::copy(&path, folder.join(name)).expect("copied");
+            }
+        }
+    }
+    let lock = std::fs::read_to_string(sources.join("package-lock.json"))
+        .expect("package-lock.json is readable");
+    let stamp = folder.join("installed-package-lock.json");
+    if std::fs::read_to_string(&stamp).ok().as_deref() != Some(lock.as_str()) {
+        std::fs::write(folder.join("package-lock.json"), &lock).expect("the lock is written");
+        run_checked(
+            Command::new("npm")
+                .args(["ci", "--silent", "--no-audit", "--no-fund"])
+                .current_dir(&folder),
+        );
+        std::fs::write(&stamp, lock).expect("stamp is writable");
+    }
+    folder
+}
+
 pub fn run_checked(command: &mut Command) -> Output {
     let output = command
         .output()

@@ -1,10 +1,14 @@
-//! A real third-party MCP client, the official Python SDK, lists the
-//! reference gateway's tools over Streamable HTTP (both protocol eras) and
-//! over stdio, and sees exactly what `hosted-mcp-gateway tools` prints.
+//! Real third-party MCP clients, the official Python SDK and TypeScript SDK
+//! clients, list the reference gateway's tools over Streamable HTTP (both
+//! protocol eras) and over stdio, see exactly what `hosted-mcp-gateway
+//! tools` prints, and read answers of any size.
 //!
-//! The SDK is installed by this test into a virtual environment under the
-//! target directory (pinned in `tests/python/requirements.txt`), once per
-//! requirements file; it needs `python3` and access to PyPI the first time.
+//! The SDKs are installed by these tests under the target directory: the
+//! Python SDK into a virtual environment (pinned in
+//! `tests/python/requirements.txt`), the TypeScript client with `npm ci`
+//! (pinned in `tests/node/package-lock.json`), once per pin; they need
+//! `python3`, Node 20 or newer with npm, and the package registries the
+//! first time.
 
 mod support;
 
@@ -12,7 +16,9 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
-use support::{fixture, free_port, manifest_dir, python, run_checked, wait_listening, GATEWAY};
+use support::{
+    fixture, free_port, manifest_dir, node_client, python, run_checked, wait_listening, GATEWAY,
+};
 
 /// The tools the gateway itself says it serves, from `hosted-mcp-gateway tools`.
 fn expected_tools() -> Vec<Value> {
@@ -136,9 +142,9 @@ fn python_sdk_lists_tools_over_stdio() {
     assert_same_tools(&seen, &expected_tools());
 }
 
-/// The SDK in every era and transport against a gateway serving `document`
-/// in front of `base_url`: the tools listed and one call's answer, per
-/// `"http handshake"`, `"http discover"` and `"stdio handshake"`.
+/// Both SDKs in every era and transport against a gateway serving
+/// `document` in front of `base_url`: the tools listed and one call's answer,
+/// per way (`"python http handshake"`, `"typescript stdio 2026-07-28"`, ...).
 fn list_and_call_everywhere(
     document: &std::path::Path,
     base_url: &str,
@@ -157,42 +163,69 @@ fn list_and_call_everywhere(
         .spawn()
         .expect("the gateway starts");
     wait_listening(port);
-    let script = manifest_dir().join("tests/python/big_answers.py");
-    let output = Command::new(python())
-        .arg(script)
-        .arg(format!("http://127.0.0.1:{port}/mcp"))
-        .args([
-            tool,
-            &arguments.to_string(),
-            "--",
-            GATEWAY,
-            "serve",
-            "--openapi",
-        ])
-        .arg(document)
-        .args(["--base-url", base_url, "--stdio"])
-        .env("HOSTED_MCP_CREDENTIAL", "python-client-test")
-        .output()
-        .expect("python runs");
+    let mut seen = serde_json::Map::new();
+    let clients = [
+        (
+            "python",
+            Command::new(python()),
+            manifest_dir().join("tests/python/big_answers.py"),
+        ),
+        (
+            "typescript",
+            Command::new("node"),
+            node_client().join("big_answers.mjs"),
+        ),
+    ];
+    for (sdk, mut command, script) in clients {
+        let output = command
+            .arg(script)
+            .arg(format!("http://127.0.0.1:{port}/mcp"))
+            .args([
+                tool,
+                &arguments.to_string(),
+                "--",
+                GATEWAY,
+                "serve",
+                "--openapi",
+            ])
+            .arg(document)
+            .args(["--base-url", base_url, "--stdio"])
+            .env("HOSTED_MCP_CREDENTIAL", "sdk-client-test")
+            .output()
+            .unwrap_or_else(|e| panic!("the {sdk} client cannot run: {e}"));
+        assert!(
+            output.status.success(),
+            "the {sdk} SDK failed on {}:\n{}",
+            document.display(),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let ways: Value = serde_json::from_slice(&output.stdout).expect("the script prints JSON");
+        for (way, answer) in ways.as_object().expect("an object") {
+            seen.insert(format!("{sdk} {way}"), answer.clone());
+        }
+    }
     let _ = child.kill();
     let _ = child.wait();
-    assert!(
-        output.status.success(),
-        "the SDK failed on {}:\n{}",
-        document.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let seen: Value = serde_json::from_slice(&output.stdout).expect("the script prints JSON");
-    let seen = seen.as_object().expect("an object").clone();
-    assert_eq!(seen.len(), 3, "every era and transport: {seen:?}");
+    // Python: both eras over HTTP, the handshake over stdio; TypeScript:
+    // both eras over both.
+    assert_eq!(seen.len(), 7, "every era and transport: {:?}", seen.keys());
+    for (way, answer) in &seen {
+        let modern = way.ends_with("discover") || way.ends_with("2026-07-28");
+        let protocol = answer["protocol"].as_str().unwrap_or_default();
+        assert_eq!(
+            protocol == "2026-07-28",
+            modern,
+            "{way} agreed on {protocol}"
+        );
+    }
     seen
 }
 
 /// A tool result of about 1 MB, whose text JSON-escaped is twice that: one
-/// SSE event over the 1 MiB the SDK reads, as rmcp streams answers in the
-/// initialize era (issue 19); the gateway must answer so the SDK reads it.
+/// SSE event over the 1 MiB the Python SDK reads, as rmcp streams answers in
+/// the initialize era (issue 19); the gateway must answer so both SDKs read it.
 #[test]
-fn python_sdk_reads_a_tool_result_over_one_mebibyte_in_every_era_and_transport() {
+fn sdk_clients_read_a_tool_result_over_one_mebibyte_in_every_era_and_transport() {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let upstream = runtime.block_on(wiremock::MockServer::start());
     let body = "\"".repeat(1_000_000);
@@ -210,7 +243,8 @@ fn python_sdk_reads_a_tool_result_over_one_mebibyte_in_every_era_and_transport()
         &serde_json::json!({"petId": "7"}),
     );
     for (way, answer) in seen {
-        assert_eq!(answer["is_error"], false, "{way}");
+        let is_error = answer.get("is_error").or(answer.get("isError"));
+        assert_eq!(is_error, Some(&Value::Bool(false)), "{way}");
         assert!(
             answer["text"] == body.as_str(),
             "{way}: the text is not the body"
@@ -224,10 +258,10 @@ fn corpus_dir() -> std::path::PathBuf {
 }
 
 /// Every corpus document whose tools/list is over 1 MiB (Stripe's is
-/// 1.25 MB), listed and called with the SDK in every era and transport,
+/// 1.25 MB), listed and called with both SDKs in every era and transport,
 /// each seeing exactly the tools `hosted-mcp-gateway tools` gives.
 #[test]
-fn python_sdk_lists_and_calls_every_corpus_document_with_a_tool_list_over_one_mebibyte() {
+fn sdk_clients_list_and_call_every_corpus_document_with_a_tool_list_over_one_mebibyte() {
     let dir = corpus_dir();
     let Ok(entries) = std::fs::read_dir(&dir) else {
         eprintln!("corpus not found at {}: skipping", dir.display());
