@@ -8,10 +8,13 @@ mod credential;
 mod headers;
 mod names;
 mod schema;
+mod selection;
 
 use serde_json::{Map, Value};
 
 pub use headers::{is_denied_header, DENIED_HEADERS, DENIED_HEADER_PREFIXES};
+pub use names::{MAX_NAME_LEN, MIN_NAME_LIMIT};
+pub use selection::Selection;
 
 use crate::load::{Document, LoadError};
 use names::ToolNames;
@@ -21,13 +24,46 @@ use schema::SchemaTranslator;
 /// in document order (TC-PROTO-006). Tools carry no output schema (TC-SCHEMA-005).
 /// Fails only on a schema `$ref` that points to nothing, naming where it is.
 pub fn convert(document: &Document) -> Result<Catalogue, LoadError> {
-    let mut names = ToolNames::default();
+    convert_with(document, &Options::default())
+}
+
+/// What an operator may choose beyond the rules; the default follows them.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Which tools are served.
+    pub selection: Selection,
+    /// The longest tool name, for clients that cap names below MCP's 128
+    /// (shortened as TC-NAME-009 shortens, unique as TC-NAME-008 keeps them).
+    pub max_name_length: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            selection: Selection::default(),
+            max_name_length: MAX_NAME_LEN,
+        }
+    }
+}
+
+/// [`convert`] with an operator's [`Options`]. Every operation is named
+/// before the selection, so a tool's name never depends on which others
+/// are served.
+pub fn convert_with(document: &Document, options: &Options) -> Result<Catalogue, LoadError> {
+    let mut names = ToolNames::with_limit(options.max_name_length);
     let mut schemas = SchemaTranslator::new(document);
     let mut tools = Vec::with_capacity(document.operations.len());
+    let mut seen = options.selection.matched();
+    let mut left_out = 0;
     for operation in document.operations.iter().filter(|op| !op.deprecated) {
+        let name = names.assign(operation);
+        if !options.selection.keeps(&name, &operation.tags, &mut seen) {
+            left_out += 1;
+            continue;
+        }
         let arguments = arguments::build(operation, &mut schemas)?;
         tools.push(Tool {
-            name: names.assign(operation),
+            name,
             title: annotations::title(operation),
             description: annotations::description(operation),
             hints: annotations::hints(operation.method),
@@ -45,6 +81,8 @@ pub fn convert(document: &Document) -> Result<Catalogue, LoadError> {
         tools,
         default_credential,
         credential_scheme,
+        left_out_by_selection: left_out,
+        unmatched_selectors: options.selection.unmatched(&seen),
     })
 }
 
@@ -57,6 +95,10 @@ pub struct Catalogue {
     pub default_credential: Option<CredentialPlacement>,
     /// The security scheme `default_credential` was taken from.
     pub credential_scheme: Option<String>,
+    /// Operations the operator's selection left out.
+    pub left_out_by_selection: usize,
+    /// Selectors that named no operation, as written (`--include-tags x`).
+    pub unmatched_selectors: Vec<String>,
 }
 
 /// One MCP tool and what it takes to call it.

@@ -145,6 +145,8 @@ pub struct Operation {
     pub summary: Option<String>,
     pub description: Option<String>,
     pub deprecated: bool,
+    /// The operation's `tags`, for an operator's selection of tools.
+    pub tags: Vec<String>,
     /// Path-level parameters first, each replaced in place by an operation parameter
     /// with the same `name` and `in`; then the operation's other parameters.
     pub parameters: Vec<Parameter>,

@@ -62,9 +62,69 @@ enum Command {
         /// The OpenAPI document (3.0 or 3.1, JSON or YAML; Swagger 2.0 is converted).
         #[arg(long, value_name = "FILE")]
         openapi: PathBuf,
+        #[command(flatten)]
+        choice: ToolChoice,
     },
     /// Serve the document's tools over MCP (Streamable HTTP at /mcp, or stdio).
     Serve(ServeArgs),
+}
+
+/// Which operations become tools, and how long their names may be. With
+/// none given, every operation that is not deprecated is a tool, named as
+/// the rules say. Includes are alternatives; an exclude always wins.
+#[derive(Args)]
+#[command(next_help_heading = "Choosing the tools")]
+struct ToolChoice {
+    /// Serve only operations with one of these tags (repeat, or separate
+    /// with commas).
+    #[arg(long, value_name = "TAG", value_delimiter = ',')]
+    include_tags: Vec<String>,
+    /// Leave out operations with any of these tags.
+    #[arg(long, value_name = "TAG", value_delimiter = ',')]
+    exclude_tags: Vec<String>,
+    /// Serve only tools whose name matches one of these globs (`Get*`,
+    /// `*Charge*`); the name as the naming rules give it.
+    #[arg(long, value_name = "GLOB", value_parser = glob_pattern)]
+    include_tools: Vec<glob::Pattern>,
+    /// Leave out tools whose name matches any of these globs.
+    #[arg(long, value_name = "GLOB", value_parser = glob_pattern)]
+    exclude_tools: Vec<glob::Pattern>,
+    /// The longest tool name, for clients that cap names below MCP's 128
+    /// (some take 64). Longer names are shortened the same stable way.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = convert::MAX_NAME_LEN,
+        value_parser = name_limit
+    )]
+    max_name_length: usize,
+}
+
+impl ToolChoice {
+    fn options(&self) -> convert::Options {
+        convert::Options {
+            selection: convert::Selection {
+                include_tags: self.include_tags.clone(),
+                exclude_tags: self.exclude_tags.clone(),
+                include_tools: self.include_tools.clone(),
+                exclude_tools: self.exclude_tools.clone(),
+            },
+            max_name_length: self.max_name_length,
+        }
+    }
+}
+
+fn name_limit(text: &str) -> Result<usize, String> {
+    let range = convert::MIN_NAME_LIMIT..=convert::MAX_NAME_LEN;
+    match text.parse::<usize>() {
+        Ok(limit) if range.contains(&limit) => Ok(limit),
+        Ok(_) => Err(format!("must be from {} to {}", range.start(), range.end())),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+fn glob_pattern(text: &str) -> Result<glob::Pattern, String> {
+    glob::Pattern::new(text).map_err(|error| error.to_string())
 }
 
 #[derive(Args)]
@@ -72,6 +132,8 @@ struct ServeArgs {
     /// The OpenAPI document (3.0 or 3.1, JSON or YAML; Swagger 2.0 is converted).
     #[arg(long, value_name = "FILE")]
     openapi: PathBuf,
+    #[command(flatten)]
+    choice: ToolChoice,
     /// The API owner's verified host; each operation's path is appended to it.
     #[arg(long, value_name = "URL")]
     base_url: String,
@@ -142,8 +204,8 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        Command::Tools { openapi } => {
-            let (catalogue, _) = catalogue(&openapi)?;
+        Command::Tools { openapi, choice } => {
+            let (catalogue, _) = catalogue(&openapi, &choice)?;
             let json = mcp::tools_list_json(&catalogue.tools);
             let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
             println!("{text}");
@@ -155,7 +217,7 @@ fn run(cli: Cli) -> Result<(), String> {
 
 /// The document's tools, and how many of its operations were left out as
 /// deprecated (TC-NAME-010).
-fn catalogue(openapi: &Path) -> Result<(Catalogue, usize), String> {
+fn catalogue(openapi: &Path, choice: &ToolChoice) -> Result<(Catalogue, usize), String> {
     let document = load::load_path(openapi).map_err(|e| e.to_string())?;
     // What was passed over (an external `$ref`, a parameter in an unknown place)
     // is said in the log on stderr, which stays free of MCP traffic even over stdio.
@@ -167,7 +229,11 @@ fn catalogue(openapi: &Path) -> Result<(Catalogue, usize), String> {
         .iter()
         .filter(|op| op.deprecated)
         .count();
-    let catalogue = convert::convert(&document).map_err(|e| e.to_string())?;
+    let catalogue =
+        convert::convert_with(&document, &choice.options()).map_err(|e| e.to_string())?;
+    for selector in &catalogue.unmatched_selectors {
+        tracing::warn!("{selector} names no operation of the document: nothing is chosen by it");
+    }
     Ok((catalogue, deprecated))
 }
 
@@ -248,7 +314,8 @@ fn is_json(content_type: &str) -> bool {
 }
 
 fn serve(args: ServeArgs) -> Result<(), String> {
-    let (catalogue, deprecated) = catalogue(&args.openapi)?;
+    let (catalogue, deprecated) = catalogue(&args.openapi, &args.choice)?;
+    let unselected = catalogue.left_out_by_selection;
     let credential = read_credential(args.credential_file.as_deref())?;
     let upstream = UpstreamConfig {
         base_url: args.base_url.clone(),
@@ -289,6 +356,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
                 tracing::info!(
                     tools = tool_count,
                     deprecated_left_out = deprecated,
+                    not_chosen = unselected,
                     document = %args.openapi.display(),
                     base_url = %args.base_url,
                     credential = %credential_goes,
@@ -309,6 +377,8 @@ fn serve(args: ServeArgs) -> Result<(), String> {
                     tracing::info!(
                         tools = tool_count,
                         deprecated_left_out = deprecated,
+                        not_chosen = unselected,
+                    not_chosen = unselected,
                         document = %args.openapi.display(),
                         base_url = %args.base_url,
                         credential = %credential_goes,

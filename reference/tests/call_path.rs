@@ -110,6 +110,8 @@ fn catalogue() -> Catalogue {
         tools: vec![get_pet, create_pet],
         default_credential: Some(CredentialPlacement::Bearer),
         credential_scheme: None,
+        left_out_by_selection: 0,
+        unmatched_selectors: Vec::new(),
     }
 }
 

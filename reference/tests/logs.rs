@@ -344,3 +344,42 @@ fn a_gateway_without_credential_or_tools_says_so() {
         "{log}"
     );
 }
+
+/// An operator previews a choice of tools with `tools`, as `serve` takes it:
+/// the tools kept, a warning for a selector that names nothing, and a name
+/// limit a client needs (issue 19).
+#[test]
+fn the_operator_chooses_the_tools_and_hears_of_a_selector_that_names_nothing() {
+    let output = std::process::Command::new(support::GATEWAY)
+        .args(["tools", "--openapi"])
+        .arg(support::fixture())
+        .args(["--include-tools", "*Pet*", "--exclude-tools", "createPet"])
+        .args(["--include-tags", "no-such-tag", "--max-name-length", "16"])
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the gateway runs");
+    assert!(output.status.success(), "{output:?}");
+    let listed: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(names, ["listPets", "showPetById"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        lines_with(&stderr, "--include-tags no-such-tag names no operation").len(),
+        1,
+        "{stderr}"
+    );
+
+    let refused = std::process::Command::new(support::GATEWAY)
+        .args(["tools", "--openapi"])
+        .arg(support::fixture())
+        .args(["--max-name-length", "8"])
+        .output()
+        .expect("the gateway runs");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("must be from 16 to 128"));
+}

@@ -57,6 +57,7 @@ mod tests {
             summary: summary.map(str::to_string),
             description: description.map(str::to_string),
             deprecated: false,
+            tags: Vec::new(),
             parameters: Vec::new(),
             request_body: None,
         }

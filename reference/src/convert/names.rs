@@ -8,21 +8,42 @@ use serde_json::Value;
 use crate::load::Operation;
 
 /// MCP's limit on a tool name's length.
-const MAX_NAME_LEN: usize = 128;
+pub const MAX_NAME_LEN: usize = 128;
 
 /// Hex digits of the hash that keeps a shortened name unique.
 const HASH_DIGITS: usize = 8;
 
-/// Hands out tool names in list order, each one unique.
-#[derive(Debug, Default)]
+/// The shortest name limit an operator may set: room for a start, the hash
+/// and a `_2`-style suffix.
+pub const MIN_NAME_LIMIT: usize = 16;
+
+/// Hands out tool names in list order, each one unique and at most `limit`
+/// characters long.
+#[derive(Debug)]
 pub struct ToolNames {
     taken: HashSet<String>,
+    limit: usize,
+}
+
+impl Default for ToolNames {
+    fn default() -> Self {
+        ToolNames::with_limit(MAX_NAME_LEN)
+    }
 }
 
 impl ToolNames {
+    /// Names of at most `limit` characters (at least [`MIN_NAME_LIMIT`]), for
+    /// clients that cap names below MCP's 128.
+    pub fn with_limit(limit: usize) -> Self {
+        ToolNames {
+            taken: HashSet::new(),
+            limit: limit.max(MIN_NAME_LIMIT),
+        }
+    }
+
     /// The name of the next tool in list order.
     pub fn assign(&mut self, operation: &Operation) -> String {
-        self.claim(shorten(&sanitize(&source_name(operation))))
+        self.claim(shorten(&sanitize(&source_name(operation)), self.limit))
     }
 
     /// TC-NAME-008: the first tool keeps its name, later ones with the same
@@ -35,7 +56,7 @@ impl ToolNames {
         let mut counter = 2_u64;
         loop {
             let suffix = format!("_{counter}");
-            let keep = MAX_NAME_LEN.saturating_sub(suffix.len());
+            let keep = self.limit.saturating_sub(suffix.len());
             let candidate: String = wanted.chars().take(keep).chain(suffix.chars()).collect();
             if self.taken.insert(candidate.clone()) {
                 return candidate;
@@ -83,11 +104,11 @@ pub fn sanitize(name: &str) -> String {
 /// TC-NAME-009: a name over the limit keeps its start and ends in `_` and a hash of
 /// the whole name, so the same document always gives the same name and two long
 /// names with a common start still differ.
-pub fn shorten(name: &str) -> String {
-    if name.chars().count() <= MAX_NAME_LEN {
+pub fn shorten(name: &str, limit: usize) -> String {
+    if name.chars().count() <= limit {
         return name.to_string();
     }
-    let keep = MAX_NAME_LEN - HASH_DIGITS - 1;
+    let keep = limit - HASH_DIGITS - 1;
     let start: String = name.chars().take(keep).collect();
     format!("{start}_{:08x}", fnv1a_32(name.as_bytes()))
 }
@@ -119,6 +140,7 @@ mod tests {
             summary: None,
             description: None,
             deprecated: false,
+            tags: Vec::new(),
             parameters: Vec::new(),
             request_body: None,
         }
@@ -207,13 +229,13 @@ mod tests {
     fn long_names_are_shortened_stably_and_stay_unique() {
         let long_a = format!("{}A", "x".repeat(200));
         let long_b = format!("{}B", "x".repeat(200));
-        let a = shorten(&long_a);
-        let b = shorten(&long_b);
+        let a = shorten(&long_a, MAX_NAME_LEN);
+        let b = shorten(&long_b, MAX_NAME_LEN);
         assert_eq!(a.len(), 128);
         assert_eq!(&a[..120], format!("{}_", "x".repeat(119)));
         assert_ne!(a, b);
-        assert_eq!(a, shorten(&long_a));
-        assert_eq!(shorten(&"y".repeat(128)), "y".repeat(128));
+        assert_eq!(a, shorten(&long_a, MAX_NAME_LEN));
+        assert_eq!(shorten(&"y".repeat(128), MAX_NAME_LEN), "y".repeat(128));
     }
 
     #[test]
@@ -226,6 +248,20 @@ mod tests {
         assert_eq!(second.len(), 128);
         assert!(second.ends_with("_2"));
         assert_eq!(&second[..126], &first[..126]);
+    }
+
+    #[test]
+    fn an_operator_limit_shortens_the_same_way_and_keeps_names_unique() {
+        let mut names = ToolNames::with_limit(64);
+        let long = "GetCustomersCustomerPaymentMethodsPaymentMethodBalanceTransactions";
+        let first = names.assign(&named(None, None, Some(long)));
+        let second = names.assign(&named(None, None, Some(long)));
+        let short = names.assign(&named(None, None, Some("listCharges")));
+        assert_eq!(first.len(), 64);
+        assert_eq!(first, shorten(long, 64));
+        assert_eq!(second.len(), 64);
+        assert!(second.ends_with("_2"));
+        assert_eq!(short, "listCharges");
     }
 
     #[test]

@@ -902,3 +902,93 @@ paths:
         json!({"Node_request_nullable": nullable, "Node_request": node})
     );
 }
+
+const TAGGED: &str = r#"
+openapi: 3.1.0
+paths:
+  /charges:
+    get: {operationId: listCharges, tags: [charges]}
+    post: {operationId: createCharge, tags: [charges, writes]}
+  /audit:
+    get: {operationId: audit, tags: [internal]}
+  /a:
+    get: {operationId: same}
+    post: {operationId: same}
+"#;
+
+fn chosen(selection: Selection, max_name_length: usize) -> Catalogue {
+    let document = load_str(TAGGED, "tagged.yaml").expect("loads");
+    let options = Options {
+        selection,
+        max_name_length,
+    };
+    convert_with(&document, &options).expect("converts")
+}
+
+fn names(catalogue: &Catalogue) -> Vec<&str> {
+    catalogue.tools.iter().map(|tool| tool.name.as_str()).collect()
+}
+
+fn globs(patterns: &[&str]) -> Vec<glob::Pattern> {
+    patterns
+        .iter()
+        .map(|p| glob::Pattern::new(p).expect("a glob"))
+        .collect()
+}
+
+#[test]
+fn without_options_every_operation_is_a_tool() {
+    let all = chosen(Selection::default(), MAX_NAME_LEN);
+    assert_eq!(names(&all), ["listCharges", "createCharge", "audit", "same", "same_2"]);
+    assert_eq!(all.left_out_by_selection, 0);
+    assert!(all.unmatched_selectors.is_empty());
+}
+
+#[test]
+fn tags_and_globs_choose_the_tools_and_names_do_not_move() {
+    let selection = Selection {
+        include_tags: vec!["charges".into()],
+        exclude_tags: vec!["writes".into()],
+        include_tools: globs(&["same*"]),
+        exclude_tools: globs(&["same"]),
+    };
+    let some = chosen(selection, MAX_NAME_LEN);
+    // `same_2` keeps the name it has when `same` is served.
+    assert_eq!(names(&some), ["listCharges", "same_2"]);
+    assert_eq!(some.left_out_by_selection, 3);
+    assert!(some.unmatched_selectors.is_empty());
+}
+
+#[test]
+fn a_selector_that_names_nothing_is_reported() {
+    let selection = Selection {
+        include_tags: vec!["charge".into()],
+        exclude_tools: globs(&["Get*"]),
+        ..Selection::default()
+    };
+    let none = chosen(selection, MAX_NAME_LEN);
+    assert!(none.tools.is_empty());
+    assert_eq!(
+        none.unmatched_selectors,
+        ["--include-tags charge", "--exclude-tools Get*"]
+    );
+}
+
+#[test]
+fn a_name_limit_shortens_long_names_only() {
+    let short = chosen(Selection::default(), 16);
+    assert_eq!(names(&short)[0], "listCharges");
+    assert_eq!(names(&short)[1], "createCharge");
+    let long = load_str(
+        "openapi: 3.1.0\npaths:\n  /x:\n    get: {operationId: listCustomerPaymentMethodBalanceTransactions}\n",
+        "long.yaml",
+    )
+    .expect("loads");
+    let options = Options {
+        max_name_length: 32,
+        ..Options::default()
+    };
+    let tool = &convert_with(&long, &options).expect("converts").tools[0];
+    assert_eq!(tool.name.len(), 32);
+    assert!(tool.name.starts_with("listCustomerPaymentMeth_"));
+}

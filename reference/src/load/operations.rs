@@ -81,6 +81,7 @@ impl<'a> Reader<'a> {
             summary: string_field(operation, "summary"),
             description: string_field(operation, "description"),
             deprecated: operation.get("deprecated") == Some(&Value::Bool(true)),
+            tags: string_list(operation.get("tags")),
             parameters: merge_parameters(shared, own),
             request_body,
             at,
@@ -214,4 +215,19 @@ fn first_media_schema(content: Option<&Value>) -> Option<Value> {
         .next()?
         .get("schema")
         .cloned()
+}
+
+/// A list of strings as written; anything else in it is passed over (tags
+/// only select tools, they never change one).
+fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
