@@ -37,6 +37,9 @@ pub enum DeliveryFailure {
     Refused,
     /// The connection was reset or closed before the answer was complete.
     Reset,
+    /// The host's TLS certificate was refused (untrusted, expired, for
+    /// another name), so nothing was sent; with why.
+    Untrusted(String),
     /// Anything else, with its causes as text.
     Other(String),
 }
@@ -48,6 +51,7 @@ impl DeliveryFailure {
             DeliveryFailure::Timeout => AgentMessage::UpstreamTimeout { target, deadline },
             DeliveryFailure::Refused => AgentMessage::UpstreamUnreachable { target },
             DeliveryFailure::Reset => AgentMessage::UpstreamReset { target },
+            DeliveryFailure::Untrusted(why) => AgentMessage::UpstreamUntrusted { target, why },
             DeliveryFailure::Other(cause) => AgentMessage::UpstreamFailed { target, cause },
         }
     }
@@ -61,8 +65,20 @@ pub struct Deliverer {
 }
 
 impl Deliverer {
-    pub fn new(deadline: Duration) -> Result<Deliverer, String> {
+    /// `trusted_ca_pem`: certificates of private CAs to trust besides the
+    /// system's. Certificates are always verified: there is no switch that
+    /// turns verification off.
+    pub fn new(deadline: Duration, trusted_ca_pem: Option<&[u8]>) -> Result<Deliverer, String> {
+        let trusted = match trusted_ca_pem {
+            Some(pem) => reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|error| format!("the CA file holds no usable PEM certificate: {error}"))?,
+            None => Vec::new(),
+        };
+        if trusted_ca_pem.is_some() && trusted.is_empty() {
+            return Err("the CA file holds no PEM certificate".to_owned());
+        }
         let client = reqwest::Client::builder()
+            .tls_certs_merge(trusted)
             // TC-SEND-003: a redirect is the answer, not an instruction.
             .redirect(redirect::Policy::none())
             // TC-SEND-001, TC-SEND-002: reqwest retries some protocol failures
@@ -153,6 +169,9 @@ fn classify(error: &reqwest::Error) -> DeliveryFailure {
     let mut cause = error.source();
     while let Some(current) = cause {
         if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            if let Some(rustls::Error::InvalidCertificate(why)) = tls_error(io) {
+                return DeliveryFailure::Untrusted(certificate_problem(why));
+            }
             match io.kind() {
                 ErrorKind::ConnectionRefused => return DeliveryFailure::Refused,
                 ErrorKind::ConnectionReset
@@ -170,6 +189,35 @@ fn classify(error: &reqwest::Error) -> DeliveryFailure {
         cause = current.source();
     }
     DeliveryFailure::Other(describe(error))
+}
+
+/// The TLS failure inside an I/O error (two deep, as reqwest's connector
+/// wraps it), which `source()` skips.
+fn tls_error(io: &std::io::Error) -> Option<&rustls::Error> {
+    let inner = io.get_ref()?;
+    inner
+        .downcast_ref::<rustls::Error>()
+        .or_else(|| inner.downcast_ref::<std::io::Error>().and_then(tls_error))
+}
+
+/// Why a certificate was refused, in words an operator can act on.
+fn certificate_problem(why: &rustls::CertificateError) -> String {
+    use rustls::CertificateError as Problem;
+    match why {
+        Problem::UnknownIssuer => {
+            "it is not signed by a trusted authority (a private CA can be trusted with --ca-file)"
+                .to_owned()
+        }
+        Problem::Expired | Problem::ExpiredContext { .. } => "it has expired".to_owned(),
+        Problem::NotValidYet | Problem::NotValidYetContext { .. } => {
+            "it is not valid yet".to_owned()
+        }
+        Problem::NotValidForName | Problem::NotValidForNameContext { .. } => {
+            "it is for another host name".to_owned()
+        }
+        Problem::Revoked => "it has been revoked".to_owned(),
+        other => format!("{other:?}"),
+    }
 }
 
 /// The error's causes, without reqwest's own summary (which repeats the URL).
@@ -210,7 +258,7 @@ mod tests {
     }
 
     async fn send(url: &str, budget: usize) -> Result<Delivered, DeliveryFailure> {
-        let deliverer = Deliverer::new(DEFAULT_DEADLINE).unwrap();
+        let deliverer = Deliverer::new(DEFAULT_DEADLINE, None).unwrap();
         deliverer.send(get(url), budget).await
     }
 
@@ -331,7 +379,7 @@ mod tests {
         let upstream = Upstream::start().await.unwrap();
         upstream.set_behaviour("/silent", Behaviour::Stall);
         let deadline = Duration::from_millis(300);
-        let deliverer = Deliverer::new(deadline).unwrap();
+        let deliverer = Deliverer::new(deadline, None).unwrap();
         assert_eq!(deliverer.deadline(), deadline);
         let started = Instant::now();
         let outcome = deliverer

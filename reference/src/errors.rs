@@ -295,6 +295,22 @@ catalogue! {
             target: example_target(),
         },
     }
+    UpstreamUntrusted {
+        code: "UPSTREAM_UNTRUSTED",
+        delivery: ToolError,
+        produced_by: ProducedBy::Reference(
+            "verifying the API's TLS certificate, against the system's authorities and those of \
+             `--ca-file`, which no switch turns off; `reference/tests/tls.rs` produces it",
+        ),
+        meaning: "The API's TLS certificate was refused: not signed by a trusted authority, \
+                  expired, or for another host name. The connection ended before anything was \
+                  sent, the credential least of all. For the operator: trust a private CA with \
+                  `--ca-file`, or fix the API's certificate.",
+        example: AgentMessage::UpstreamUntrusted {
+            target: example_target(),
+            why: "it has expired".into(),
+        },
+    }
     UpstreamFailed {
         code: "UPSTREAM_FAILED",
         delivery: ToolError,
@@ -403,6 +419,10 @@ pub enum AgentMessage {
     UpstreamReset {
         target: String,
     },
+    UpstreamUntrusted {
+        target: String,
+        why: String,
+    },
     UpstreamFailed {
         target: String,
         cause: String,
@@ -434,6 +454,7 @@ impl AgentMessage {
             AgentMessage::UpstreamTimeout { .. } => ErrorCode::UpstreamTimeout,
             AgentMessage::UpstreamUnreachable { .. } => ErrorCode::UpstreamUnreachable,
             AgentMessage::UpstreamReset { .. } => ErrorCode::UpstreamReset,
+            AgentMessage::UpstreamUntrusted { .. } => ErrorCode::UpstreamUntrusted,
             AgentMessage::UpstreamFailed { .. } => ErrorCode::UpstreamFailed,
             AgentMessage::BodyTruncated => ErrorCode::BodyTruncated,
             AgentMessage::BodyNotText { .. } => ErrorCode::BodyNotText,
@@ -547,6 +568,11 @@ impl AgentMessage {
                 out,
                 "{target} failed: the connection was reset or closed before the answer was \
                  complete; {NOT_RETRIED}"
+            ),
+            AgentMessage::UpstreamUntrusted { target, why } => write!(
+                out,
+                "{target} was not sent: the API's TLS certificate was refused, as {why}; \
+                 nothing was sent"
             ),
             AgentMessage::UpstreamFailed { target, cause } => {
                 write!(out, "{target} failed: {cause}; {NOT_RETRIED}")

@@ -37,6 +37,9 @@ pub struct UpstreamConfig {
     pub credential: Option<Secret>,
     /// Overrides the placement the document's security scheme suggests.
     pub placement: Option<CredentialPlacement>,
+    /// PEM certificates of private CAs trusted for the host, besides the
+    /// system's (`--ca-file`).
+    pub trusted_ca_pem: Option<Vec<u8>>,
 }
 
 /// The only failure that is not a tool result: the tool does not exist.
@@ -121,7 +124,7 @@ impl Gateway {
         let credential = upstream.credential.as_ref().map(Secret::expose);
         let destination = Destination::new(&upstream.base_url, credential, placement)?;
         let masker = Arc::new(Masker::new(credential, placement));
-        let deliverer = Deliverer::new(limits.deadline)?;
+        let deliverer = Deliverer::new(limits.deadline, upstream.trusted_ca_pem.as_deref())?;
         let validators = catalogue
             .tools
             .iter()

@@ -157,6 +157,11 @@ struct ServeArgs {
     /// `header:NAME` or `query:NAME`. Default: the document's security scheme.
     #[arg(long, value_name = "PLACE", value_parser = parse_placement)]
     credential_in: Option<CredentialPlacement>,
+    /// Trust the certificate authorities in this PEM file for the base URL's
+    /// host, besides the system's (an API behind a private CA). Certificates
+    /// are always verified.
+    #[arg(long, value_name = "FILE")]
+    ca_file: Option<PathBuf>,
     /// Accept this Host header too (besides localhost), when serving behind a name.
     #[arg(long = "allowed-host", value_name = "HOST")]
     allowed_hosts: Vec<String>,
@@ -317,10 +322,18 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     let (catalogue, deprecated) = catalogue(&args.openapi, &args.choice)?;
     let unselected = catalogue.left_out_by_selection;
     let credential = read_credential(args.credential_file.as_deref())?;
+    let trusted_ca_pem = match &args.ca_file {
+        Some(path) => Some(
+            std::fs::read(path)
+                .map_err(|e| format!("cannot read the CA file {}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
     let upstream = UpstreamConfig {
         base_url: args.base_url.clone(),
         credential,
         placement: args.credential_in.clone(),
+        trusted_ca_pem,
     };
     let credential_goes = review_setup(&catalogue, &upstream, &args);
     let tool_count = catalogue.tools.len();

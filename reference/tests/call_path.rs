@@ -120,6 +120,7 @@ fn gateway(base_url: &str, placement: Option<CredentialPlacement>) -> Gateway {
         base_url: base_url.to_owned(),
         credential: Some(Secret::new(SECRET)),
         placement,
+        trusted_ca_pem: None,
     };
     Gateway::with_limits(catalogue(), upstream, limits(SHORT_DEADLINE)).expect("gateway starts")
 }
@@ -474,6 +475,7 @@ async fn an_endless_body_is_read_up_to_the_limit() {
         base_url: base,
         credential: None,
         placement: None,
+        trusted_ca_pem: None,
     };
     let gateway = Gateway::with_limits(catalogue(), upstream, limits(Duration::from_secs(10)))
         .expect("gateway starts");

@@ -76,6 +76,7 @@ fn no_type_that_holds_the_credential_shows_it() {
             base_url: "https://api.example.com/v1".to_owned(),
             credential: Some(Secret::new(SECRET)),
             placement: Some(placement.clone()),
+            trusted_ca_pem: None,
         };
         assert_hidden("UpstreamConfig", format!("{upstream:?}"));
 

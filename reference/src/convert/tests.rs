@@ -926,7 +926,11 @@ fn chosen(selection: Selection, max_name_length: usize) -> Catalogue {
 }
 
 fn names(catalogue: &Catalogue) -> Vec<&str> {
-    catalogue.tools.iter().map(|tool| tool.name.as_str()).collect()
+    catalogue
+        .tools
+        .iter()
+        .map(|tool| tool.name.as_str())
+        .collect()
 }
 
 fn globs(patterns: &[&str]) -> Vec<glob::Pattern> {
@@ -939,7 +943,10 @@ fn globs(patterns: &[&str]) -> Vec<glob::Pattern> {
 #[test]
 fn without_options_every_operation_is_a_tool() {
     let all = chosen(Selection::default(), MAX_NAME_LEN);
-    assert_eq!(names(&all), ["listCharges", "createCharge", "audit", "same", "same_2"]);
+    assert_eq!(
+        names(&all),
+        ["listCharges", "createCharge", "audit", "same", "same_2"]
+    );
     assert_eq!(all.left_out_by_selection, 0);
     assert!(all.unmatched_selectors.is_empty());
 }
