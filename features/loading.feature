@@ -633,3 +633,68 @@ Feature: Loading the document
       """
     When the gateway loads the document, whether it accepts it or not
     Then unless the gateway refused the document, the tool "listPets" does not take the argument "limit"
+
+  @TC-LOAD-008 @recommended
+  Scenario: A split document: an operation given by reference is read from its file
+    Each operation here is a `$ref` to a file of its own, as in DigitalOcean's
+    split document. It is read like a path item from another file: its
+    references are relative to that file, the path item's parameters apply,
+    and it is named, given arguments and left out when deprecated like any
+    other operation.
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      servers: [{url: "{{base_url}}"}]
+      paths:
+        /pets:
+          parameters:
+            - {name: tag, in: query, schema: {type: string}}
+          get:
+            $ref: "resources/pets/pets_list.yml"
+          post:
+            $ref: "resources/pets/pets_create.yml"
+          delete:
+            $ref: "resources/pets/pets_clear.yml"
+      """
+    And beside the document, the file "resources/pets/pets_list.yml":
+      """
+      operationId: listPets
+      parameters:
+        - {name: limit, in: query, schema: {type: integer, maximum: 50}}
+      responses: {"200": {description: ok}}
+      """
+    And beside the document, the file "resources/pets/pets_create.yml":
+      """
+      operationId: addPet
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "models/pet_new.yml"}
+      responses: {"201": {description: created}}
+      """
+    And beside the document, the file "resources/pets/models/pet_new.yml":
+      """
+      type: object
+      required: [name]
+      properties:
+        name: {type: string, maxLength: 20}
+      """
+    And beside the document, the file "resources/pets/pets_clear.yml":
+      """
+      operationId: clearPets
+      deprecated: true
+      responses: {"204": {description: cleared}}
+      """
+    When the gateway starts
+    Then the gateway lists the tools:
+      | listPets |
+      | addPet   |
+    And the tool "listPets" takes the arguments:
+      | tag   |
+      | limit |
+    And somewhere in the input schema of "addPet", the property "name" has "/maxLength" equal to 20
+    When the client calls "addPet" with {"body": {}}
+    Then the call is refused at each of:
+      | /body/name |

@@ -132,6 +132,39 @@ fn the_split_fixture_checks_arguments_against_the_referenced_schemas() {
     assert!(refused_at(create, json!({"body": {"name": "Rex", "tags": ["a", "b"]}})).is_empty());
 }
 
+/// Operations written as a `$ref` to a file of their own are read from that
+/// file: named by their operationId, with their parameters (the path item's
+/// too) and body, a deprecated one left out. Before, each became a tool named
+/// from its method and path, with no arguments.
+#[test]
+fn operations_given_by_reference_are_read_from_their_files() {
+    let catalogue = catalogue(&fixtures().join("split/by-operation.yaml"));
+    assert_eq!(
+        names(&catalogue),
+        ["listPets", "createPet", "showPetById"],
+        "deletePet is deprecated"
+    );
+
+    let list = tool(&catalogue, "listPets");
+    assert_eq!(list.description.as_deref(), Some("List pets"));
+    let properties = &list.input_schema["properties"];
+    assert_eq!(properties["limit"]["maximum"], json!(100));
+    assert_eq!(definition(list, &properties["tags"])["maxItems"], json!(5));
+
+    // The body's schema is found beside the operation's file, not the document.
+    let create = tool(&catalogue, "createPet");
+    let new_pet = definition(create, &create.input_schema["properties"]["body"]);
+    assert_eq!(new_pet["properties"]["name"]["maxLength"], json!(40));
+    assert_eq!(refused_at(create, json!({"body": {}})), ["/body/name"]);
+
+    let show = tool(&catalogue, "showPetById");
+    assert_eq!(
+        show.input_schema["properties"]["petId"],
+        json!({"type": "string", "maxLength": 36})
+    );
+    assert_eq!(show.input_schema["required"], json!(["petId"]));
+}
+
 #[test]
 fn the_multi_file_swagger_document_of_the_corpus_loads_with_full_schemas() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(

@@ -66,6 +66,10 @@ impl<'a> Reader<'a> {
         at: DocPath,
         shared: &[Parameter],
     ) -> Result<Operation, LoadError> {
+        // Some split documents give an operation by reference, which OpenAPI
+        // allows only for a path item: it is followed the same way, rather
+        // than read as an operation with nothing but its method and path.
+        let (value, at) = self.resolve(value, &at)?;
         let operation = self.object(value, &at)?;
         let own = self.parameters(operation.get("parameters"), &at.key("parameters"))?;
         let request_body = match operation.get("requestBody") {

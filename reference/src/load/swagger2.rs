@@ -106,10 +106,20 @@ fn upgrade_paths(
         let mut new_item = item.clone();
         new_item.remove("parameters");
         for method in Method::ALL {
-            let Some(Value::Object(operation)) = item.get(method.as_str()) else {
+            let Some(operation) = item.get(method.as_str()) else {
                 continue;
             };
-            let op_at = item_at.key(method.as_str());
+            // An operation given by reference is upgraded as the one it names.
+            let (operation, op_at) = follow(
+                root,
+                holes,
+                operation,
+                &item_at.key(method.as_str()),
+                origin,
+            )?;
+            let Value::Object(operation) = operation else {
+                continue;
+            };
             let own =
                 resolved_parameters(root, holes, operation.get("parameters"), &op_at, origin)?;
             let consumes = match operation.get("consumes") {

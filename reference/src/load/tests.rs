@@ -270,6 +270,41 @@ paths:
     assert_eq!(body.content[0].schema, Some(json!({"type": "object"})));
 }
 
+/// An operation written as a `$ref` is the operation it names, with its
+/// name, parameters and `deprecated` flag; the path item's parameters apply.
+#[rstest]
+#[case::openapi_3("openapi: 3.0.3")]
+#[case::swagger_2("swagger: '2.0'")]
+fn an_operation_given_by_reference_is_the_operation_it_names(#[case] version: &str) {
+    let document = load(&format!(
+        "{version}
+x-operations:
+  list:
+    operationId: listPets
+    parameters:
+      - {{name: limit, in: query, type: integer, schema: {{type: integer}}}}
+  remove: {{operationId: removePet, deprecated: true}}
+paths:
+  /pets/{{id}}:
+    parameters:
+      - {{name: id, in: path, required: true, type: string, schema: {{type: string}}}}
+    get:
+      $ref: '#/x-operations/list'
+    delete:
+      $ref: '#/x-operations/remove'
+"
+    ))
+    .expect("loads");
+    let [list, remove] = &document.operations[..] else {
+        panic!("two operations: {:?}", summary(&document));
+    };
+    assert_eq!(list.operation_id.as_deref(), Some("listPets"));
+    let parameters: Vec<_> = list.parameters.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(parameters, ["id", "limit"]);
+    assert_eq!(remove.operation_id.as_deref(), Some("removePet"));
+    assert!(remove.deprecated);
+}
+
 #[rstest]
 #[case::file_without_a_folder(
     "parameters.yaml#/limit",
