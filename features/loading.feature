@@ -337,6 +337,23 @@ Feature: Loading the document
     Then the gateway refuses to start, and its error names "secret.yaml"
 
   @TC-LOAD-006
+  Scenario: An operation given by reference to a file that is not there stops the gateway
+    Some split documents write a whole operation as a `$ref` to its own file.
+    Left as written, it would become a tool named from its method and path,
+    without the operation's name, arguments or deprecated flag.
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            $ref: "resources/pets/pets_list.yml"
+      """
+    Then the gateway refuses to start, and its error names "resources/pets/pets_list.yml"
+    And the gateway refuses to start, and its error names line 6
+
+  @TC-LOAD-006
   Scenario: A document that is not OpenAPI at all
     Given the OpenAPI document:
       """

@@ -226,6 +226,12 @@ fn the_multi_file_swagger_document_of_the_corpus_loads_with_full_schemas() {
     "#/paths/~1pets/get/parameters/0",
     &["`https://example.com/parameters.yaml#/Limit`", "never fetched"]
 )]
+#[case::operation_missing(
+    "operation-missing",
+    "operation-missing/openapi.yaml:6:",
+    "#/paths/~1pets/get",
+    &["`resources/pets/pets_list.yml`", "operation-missing/resources/pets/pets_list.yml", "does not exist"]
+)]
 fn a_reference_that_cannot_be_resolved_stops_the_load_naming_where(
     #[case] folder: &str,
     #[case] file_and_line: &str,

@@ -305,6 +305,22 @@ paths:
     assert!(remove.deprecated);
 }
 
+/// TC-LOAD-006: an operation's reference that cannot be resolved stops the
+/// load at its line; no operation is made of the method and path alone.
+#[test]
+fn an_operation_reference_that_cannot_be_resolved_is_an_error_naming_its_line() {
+    let error =
+        load("openapi: 3.0.3\npaths:\n  /pets:\n    get:\n      $ref: 'resources/list.yml'\n")
+            .err()
+            .map(|error| error.to_string())
+            .unwrap_or_default();
+    assert!(error.starts_with("test.yaml:5:"), "{error}");
+    assert!(
+        error.contains(" #/paths/~1pets/get: $ref `resources/list.yml` cannot be resolved"),
+        "{error}"
+    );
+}
+
 #[rstest]
 #[case::file_without_a_folder(
     "parameters.yaml#/limit",
