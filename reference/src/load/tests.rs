@@ -117,6 +117,16 @@ fn a_json_syntax_error_is_reported_on_its_line() {
     );
 }
 
+/// Columns count from 1, as lines do, also where serde_json says 0 (an
+/// error at the very start of a line).
+#[test]
+fn a_json_error_at_the_start_of_a_line_is_in_column_1() {
+    assert_eq!(
+        error_text("{\"openapi\": \"3.0.0\",\n \"paths\": {}\n"),
+        "test.yaml:3:1: not valid JSON: EOF while parsing an object"
+    );
+}
+
 #[test]
 fn a_missing_file_is_a_read_error_naming_it() {
     let error = load_path(Path::new("/nonexistent/openapi.yaml"));

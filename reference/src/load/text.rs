@@ -21,7 +21,9 @@ pub fn parse(text: &str, origin: &str) -> Result<Value, LoadError> {
             Err(json_error) => parse_yaml(text, origin).map_err(|_| LoadError::Syntax {
                 origin: origin.to_string(),
                 format: "JSON",
-                position: TextPosition(Some((json_error.line(), json_error.column()))),
+                // serde_json counts columns from 1 but says 0 for an error
+                // met right after a line break: that is the line's first column.
+                position: TextPosition(Some((json_error.line(), json_error.column().max(1)))),
                 message: json_message(&json_error),
             }),
         }
