@@ -249,6 +249,8 @@ pub enum LoadError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{origin}: a URL: the gateway reads the document from a file and never fetches one; download it and give its path")]
+    Url { origin: String },
     #[error("{origin}{position}: not valid {format}: {message}")]
     Syntax {
         origin: String,
@@ -311,9 +313,17 @@ pub enum RefProblem {
 /// and those under it.
 pub fn load_path(path: &Path) -> Result<Document, LoadError> {
     let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
-        origin: origin.clone(),
-        source,
+    let text = std::fs::read_to_string(path).map_err(|source| {
+        // Asked only once no such file is found: a file is read whatever its name.
+        if source.kind() == std::io::ErrorKind::NotFound && is_url(&origin) {
+            return LoadError::Url {
+                origin: origin.clone(),
+            };
+        }
+        LoadError::Read {
+            origin: origin.clone(),
+            source,
+        }
     })?;
     load(files::Source {
         text: &text,
@@ -331,6 +341,11 @@ pub fn load_str(text: &str, origin: &str) -> Result<Document, LoadError> {
         origin,
         path: None,
     })
+}
+
+/// Whether a document's path is written as a URL, `scheme://...`.
+fn is_url(path: &str) -> bool {
+    files::uri_scheme(path).is_some_and(|scheme| path[scheme.len() + 1..].starts_with("//"))
 }
 
 fn load(source: files::Source) -> Result<Document, LoadError> {

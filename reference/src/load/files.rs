@@ -503,7 +503,7 @@ fn gather_names<'a>(value: &'a Value, resource: &str, at: &mut Vec<Step<'a>>, na
 
 /// The scheme of a URI (`https`, `file`, `urn`), if `reference` starts with
 /// one (RFC 3986, section 3.1).
-fn uri_scheme(reference: &str) -> Option<&str> {
+pub fn uri_scheme(reference: &str) -> Option<&str> {
     let (scheme, _) = reference.split_once(':')?;
     let mut characters = scheme.chars();
     let first = characters.next()?;

@@ -127,6 +127,21 @@ fn a_json_error_at_the_start_of_a_line_is_in_column_1() {
     );
 }
 
+/// The gateway reads its document from a file: a URL is told so, rather
+/// than reported as a file that is not there.
+#[rstest]
+#[case("https://example.com/openapi.yaml")]
+#[case("http://localhost:8080/openapi.json")]
+fn a_url_given_as_the_document_is_refused_as_a_url(#[case] url: &str) {
+    let error = load_path(Path::new(url))
+        .err()
+        .map(|error| error.to_string());
+    assert_eq!(
+        error,
+        Some(format!("{url}: a URL: the gateway reads the document from a file and never fetches one; download it and give its path"))
+    );
+}
+
 #[test]
 fn a_missing_file_is_a_read_error_naming_it() {
     let error = load_path(Path::new("/nonexistent/openapi.yaml"));
