@@ -428,6 +428,6 @@ fn a_reference_to_a_missing_file_names_it_and_no_tool_is_built() {
         "openapi: 3.0.3\npaths:\n  /a:\n    post:\n      requestBody:\n        content:\n          application/json:\n            schema:\n              $ref: schemas/Nope.yaml\n",
     );
     let message = refusal(&root);
-    assert!(message.contains("openapi.yaml:9: "), "{message}");
+    assert!(message.contains("openapi.yaml:9:21: "), "{message}");
     assert!(message.contains("`schemas/Nope.yaml`"), "{message}");
 }

@@ -421,7 +421,7 @@ paths:
     let error = convert(&document).err().map(|error| error.to_string());
     assert_eq!(
         error.as_deref(),
-        Some("test.yaml:11: #/paths/~1a/post/requestBody/content/application~1json/schema/properties/remote: $ref `https://example.com/pet.json` cannot be resolved: it is a URL, and URLs are never fetched")
+        Some("test.yaml:11:33: #/paths/~1a/post/requestBody/content/application~1json/schema/properties/remote: $ref `https://example.com/pet.json` cannot be resolved: it is a URL, and URLs are never fetched")
     );
 }
 
@@ -441,7 +441,7 @@ paths:
     let error = convert(&document).err().map(|e| e.to_string());
     assert_eq!(
         error.as_deref(),
-        Some("test.yaml: paths./a.get.parameters[0].schema: $ref `#/components/schemas/Nope` points to nothing in this document")
+        Some("test.yaml:6:48: #/paths/~1a/get/parameters/0/schema: $ref `#/components/schemas/Nope` cannot be resolved: test.yaml has nothing at #/components/schemas/Nope")
     );
 }
 

@@ -2,23 +2,25 @@
 //! folder tree and gathered into the one value the rest of the loader and the
 //! converter read, so that they only ever meet local references.
 //!
-//! Every `$ref` that is not a plain `#/...` pointer into the root document is
-//! settled here, in every file reached: a file (its path relative to the file
-//! that holds the reference, as URI references resolve), then a JSON pointer
-//! or an `$anchor` in it; or a schema of the same file whose `$id` is written
-//! exactly as the reference is (OpenAPI 3.1 documents generated from code
-//! refer to their schemas that way). Each file is read and parsed once, and
-//! placed whole under [`FILES`] at the top of the root document, so a
-//! reference into it becomes a local pointer there, and references that go
-//! round several files (a recursive schema) need nothing more.
+//! Every `$ref` that is not a plain `#/...` pointer to something in the root
+//! document is settled here, in every file reached: a file (its path relative
+//! to the file that holds the reference, as URI references resolve), then a
+//! JSON pointer or an `$anchor` in it; or a schema of the same file whose
+//! `$id` is written exactly as the reference is (OpenAPI 3.1 documents
+//! generated from code refer to their schemas that way). Each file is read
+//! and parsed once, and placed whole under [`FILES`] at the top of the root
+//! document, so a reference into it becomes a local pointer there, and
+//! references that go round several files (a recursive schema) need nothing
+//! more.
 //!
 //! A reference that cannot be settled (a URL, a file outside the folder tree,
-//! a file that is missing or does not parse, a pointer to nothing) is pointed
-//! at a [`Hole`] instead, and whoever follows it (the operation reader, the
-//! converter) stops with the hole's error, which names the file, the line and
-//! the pointer of the reference. Settling is eager, the error waits to be met,
-//! as for local references: a broken reference in a response, which no tool
-//! uses, stops nothing. Nothing outside the tree is ever read, and a URL never.
+//! a file that is missing or does not parse, a pointer to nothing, in the
+//! root document too) is pointed at a [`Hole`] instead, and whoever follows
+//! it (the operation reader, the converter) stops with the hole's error,
+//! which names the file, the line, the column and the pointer of the
+//! reference. Settling is eager, the error waits to be met: a broken
+//! reference in a response, which no tool uses, stops nothing. Nothing
+//! outside the tree is ever read, and a URL never.
 //!
 //! Rules: TC-LOAD-008 (files), TC-LOAD-006 (what cannot be resolved).
 
@@ -32,7 +34,7 @@ use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 
 use super::pointer::{local_pointer, lookup};
-use super::{text, LoadError};
+use super::{text, LoadError, TextPosition};
 
 /// The top-level member that holds the other files of a split document, each
 /// under its path from the root document's folder (`schemas/Pet.yaml`).
@@ -81,8 +83,9 @@ impl Holes {
 pub struct Hole {
     /// The file that holds the reference, as messages name it.
     pub file: String,
-    /// The reference's line there, when the text shows it unambiguously.
-    pub line: Option<usize>,
+    /// The reference's line and column there, when the text shows them
+    /// unambiguously.
+    pub position: TextPosition,
     /// The JSON Pointer, within that file, of the object holding the `$ref`.
     pub pointer: String,
     /// The reference as written.
@@ -93,14 +96,10 @@ pub struct Hole {
 
 impl fmt::Display for Hole {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file)?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
         write!(
             f,
-            ": #{}: $ref `{}` cannot be resolved: {}",
-            self.pointer, self.reference, self.problem
+            "{}{}: #{}: $ref `{}` cannot be resolved: {}",
+            self.file, self.position, self.pointer, self.reference, self.problem
         )
     }
 }
@@ -188,9 +187,10 @@ impl Bundler<'_> {
     /// pointer, or to a hole.
     fn settle(&mut self, index: usize) {
         let mut found = Vec::new();
+        let value = &self.files[index].value;
         references(
-            &self.files[index].value,
-            index == 0,
+            value,
+            (index == 0).then_some(value),
             &mut Vec::new(),
             &mut found,
         );
@@ -206,7 +206,12 @@ impl Bundler<'_> {
                     let total = found.iter().filter(|(_, r)| r == reference).count();
                     let hole = Hole {
                         file: file.shown.clone(),
-                        line: text::ref_line(&file.text, reference, *occurrence, total),
+                        position: TextPosition(text::ref_position(
+                            &file.text,
+                            reference,
+                            *occurrence,
+                            total,
+                        )),
                         pointer: at.clone(),
                         reference: reference.clone(),
                         problem,
@@ -398,11 +403,13 @@ impl Bundler<'_> {
 }
 
 /// Every string `$ref` in `value` that needs settling, with the JSON Pointer
-/// of the object holding it, in document order. In the root document a
-/// `#/...` pointer needs nothing: the rest of the loader follows it.
+/// of the object holding it, in document order. In the root document
+/// (`root`, when `value` is in it) a `#/...` pointer to something needs
+/// nothing: the rest of the loader follows it. One to nothing is settled
+/// as a hole, so that its error says where it is written.
 fn references<'a>(
     value: &'a Value,
-    in_root: bool,
+    root: Option<&Value>,
     at: &mut Vec<Step<'a>>,
     found: &mut Vec<(String, String)>,
 ) {
@@ -414,17 +421,19 @@ fn references<'a>(
             for (key, member) in members {
                 match member {
                     Value::String(reference) if key == "$ref" => {
-                        let local = in_root
-                            && local_pointer(reference).is_some_and(|pointer| {
-                                pointer.is_empty() || pointer.starts_with('/')
-                            });
+                        let local = root.is_some_and(|root| {
+                            local_pointer(reference).is_some_and(|pointer| {
+                                (pointer.is_empty() || pointer.starts_with('/'))
+                                    && lookup(root, &pointer).is_some()
+                            })
+                        });
                         if !local {
                             found.push((pointer_of(at), reference.clone()));
                         }
                     }
                     _ => {
                         at.push(Step::Member(key));
-                        references(member, in_root, at, found);
+                        references(member, root, at, found);
                         at.pop();
                     }
                 }
@@ -433,7 +442,7 @@ fn references<'a>(
         Value::Array(items) => {
             for (index, item) in items.iter().enumerate() {
                 at.push(Step::Item(index));
-                references(item, in_root, at, found);
+                references(item, root, at, found);
                 at.pop();
             }
         }
@@ -630,7 +639,7 @@ mod tests {
         let mut holes = Holes::default();
         let hole = Hole {
             file: "a.yaml".into(),
-            line: Some(3),
+            position: TextPosition(Some((3, 9))),
             pointer: "/paths/~1a".into(),
             reference: "b.yaml".into(),
             problem: "b.yaml does not exist".into(),
@@ -643,7 +652,7 @@ mod tests {
         assert_eq!(holes.at("/components/x-hosted-mcp-unresolved/0"), None);
         assert_eq!(
             hole.to_string(),
-            "a.yaml:3: #/paths/~1a: $ref `b.yaml` cannot be resolved: b.yaml does not exist"
+            "a.yaml:3:9: #/paths/~1a: $ref `b.yaml` cannot be resolved: b.yaml does not exist"
         );
     }
 
@@ -709,13 +718,13 @@ components:
             path: None,
         };
         let bundle = bundle(root, source).expect("bundles");
-        let line = |at: &Value| {
+        let position = |at: &Value| {
             let pointer = at["$ref"].as_str().and_then(local_pointer);
             let hole = pointer.and_then(|pointer| bundle.holes.at(&pointer).cloned());
-            hole.and_then(|hole| hole.line)
+            hole.and_then(|hole| hole.position.0)
         };
         let pet = &bundle.root["components"]["schemas"]["Pet"];
-        assert_eq!(line(&pet["properties"]["tag"]), Some(7));
-        assert_eq!(line(pet), Some(8));
+        assert_eq!(position(&pet["properties"]["tag"]), Some((7, 17)));
+        assert_eq!(position(pet), Some((8, 13)));
     }
 }

@@ -75,7 +75,7 @@ fn versions_and_formats(#[case] text: &str, #[case] dialect: Dialect, #[case] ve
 )]
 #[case::missing_pointer(
     "openapi: 3.0.0\npaths:\n  /pets:\n    get:\n      parameters:\n        - $ref: '#/components/parameters/Nope'\n",
-    "test.yaml: paths./pets.get.parameters[0]: $ref `#/components/parameters/Nope` points to nothing in this document"
+    "test.yaml:6:18: #/paths/~1pets/get/parameters/0: $ref `#/components/parameters/Nope` cannot be resolved: test.yaml has nothing at #/components/parameters/Nope"
 )]
 #[case::ref_cycle(
     "openapi: 3.0.0\npaths:\n  /pets:\n    $ref: '#/paths/~1pets'\n",
@@ -349,11 +349,11 @@ fn an_operation_reference_that_cannot_be_resolved_is_an_error_naming_its_line() 
 #[rstest]
 #[case::file_without_a_folder(
     "parameters.yaml#/limit",
-    "test.yaml:6: #/paths/~1pets/get/parameters/0: $ref `parameters.yaml#/limit` cannot be resolved: it names another file, and a document not read from a file has no folder to find it in"
+    "test.yaml:6:18: #/paths/~1pets/get/parameters/0: $ref `parameters.yaml#/limit` cannot be resolved: it names another file, and a document not read from a file has no folder to find it in"
 )]
 #[case::url(
     "https://example.com/parameters.yaml#/limit",
-    "test.yaml:6: #/paths/~1pets/get/parameters/0: $ref `https://example.com/parameters.yaml#/limit` cannot be resolved: it is a URL, and URLs are never fetched"
+    "test.yaml:6:18: #/paths/~1pets/get/parameters/0: $ref `https://example.com/parameters.yaml#/limit` cannot be resolved: it is a URL, and URLs are never fetched"
 )]
 fn a_reference_that_cannot_be_resolved_is_an_error_naming_its_line(
     #[case] reference: &str,

@@ -59,42 +59,49 @@ fn without_position(message: &str) -> String {
     }
 }
 
-/// The line (from 1) of a `$ref` in `text`: the `occurrence`-th (from 0) of
-/// the `total` references written as `reference`, in document order. `None`
+/// The line and column (both from 1, the column in characters) where a
+/// `$ref`'s value starts in `text`: the `occurrence`-th (from 0) of the
+/// `total` references written as `reference`, in document order. `None`
 /// when the text does not show exactly `total` of them on lines with a
 /// `$ref` (one in a comment, escaped, or folded onto the next line), since
 /// then the count cannot tell which is which.
-pub fn ref_line(text: &str, reference: &str, occurrence: usize, total: usize) -> Option<usize> {
+pub fn ref_position(
+    text: &str,
+    reference: &str,
+    occurrence: usize,
+    total: usize,
+) -> Option<(usize, usize)> {
     if reference.is_empty() {
         return None;
     }
     let mut seen = 0;
-    let mut line_found = None;
+    let mut found = None;
     for (index, line) in text.lines().enumerate() {
         let Some(start) = line.find("$ref") else {
             continue;
         };
-        let count = written_values(&line[start..], reference);
-        if line_found.is_none() && seen + count > occurrence {
-            line_found = Some(index + 1);
+        let starts: Vec<usize> = written_values(&line[start..], reference).collect();
+        if found.is_none() && seen + starts.len() > occurrence {
+            let byte = start + starts[occurrence - seen];
+            found = Some((index + 1, line[..byte].chars().count() + 1));
         }
-        seen += count;
+        seen += starts.len();
     }
-    line_found.filter(|_| seen == total)
+    found.filter(|_| seen == total)
 }
 
-/// How many times `value` is written whole in `line`, as a YAML or JSON
-/// scalar: between quotes, or after a colon or a space and before a
+/// Where `value` is written whole in `line` (byte offsets), as a YAML or
+/// JSON scalar: between quotes, or after a colon or a space and before a
 /// quote, a comma, a brace, a space or the end.
-fn written_values(line: &str, value: &str) -> usize {
+fn written_values<'a>(line: &'a str, value: &'a str) -> impl Iterator<Item = usize> + 'a {
     line.match_indices(value)
-        .filter(|(at, _)| {
+        .filter(move |(at, _)| {
             let before = line[..*at].chars().next_back();
             let after = line[at + value.len()..].chars().next();
             before.is_some_and(|c| matches!(c, '\'' | '"' | ' ' | '\t' | ':'))
                 && after.is_none_or(|c| matches!(c, '\'' | '"' | ' ' | '\t' | ',' | '}' | '\r'))
         })
-        .count()
+        .map(|(at, _)| at)
 }
 
 /// A JSON value read from YAML. Unlike `serde_json::Value`'s own reader it takes
@@ -260,22 +267,26 @@ mod tests {
     }
 
     #[test]
-    fn a_reference_is_found_on_its_line_by_its_rank() {
+    fn a_reference_is_found_on_its_line_and_column_by_its_rank() {
         let yaml = "a:\n  $ref: 'Pet.yaml'\nb: {$ref: NewPet.yaml}\nc:\n  - $ref: \"Pet.yaml\"\n";
-        assert_eq!(ref_line(yaml, "Pet.yaml", 0, 2), Some(2));
-        assert_eq!(ref_line(yaml, "Pet.yaml", 1, 2), Some(5));
-        assert_eq!(ref_line(yaml, "NewPet.yaml", 0, 1), Some(3));
+        assert_eq!(ref_position(yaml, "Pet.yaml", 0, 2), Some((2, 10)));
+        assert_eq!(ref_position(yaml, "Pet.yaml", 1, 2), Some((5, 12)));
+        assert_eq!(ref_position(yaml, "NewPet.yaml", 0, 1), Some((3, 11)));
         let json = "{\"a\": {\"$ref\": \"x.json\"}, \"b\": {\"$ref\": \"x.json\"}}";
-        assert_eq!(ref_line(json, "x.json", 1, 2), Some(1));
+        assert_eq!(ref_position(json, "x.json", 0, 2), Some((1, 17)));
+        assert_eq!(ref_position(json, "x.json", 1, 2), Some((1, 42)));
+        // Columns count characters, not bytes.
+        let wide = "é: {$ref: Pet.yaml}\n";
+        assert_eq!(ref_position(wide, "Pet.yaml", 0, 1), Some((1, 11)));
     }
 
     #[test]
-    fn a_reference_the_text_does_not_show_one_for_one_has_no_line() {
+    fn a_reference_the_text_does_not_show_one_for_one_has_no_position() {
         let commented = "# $ref: Pet.yaml\na: {$ref: Pet.yaml}\n";
-        assert_eq!(ref_line(commented, "Pet.yaml", 0, 1), None);
+        assert_eq!(ref_position(commented, "Pet.yaml", 0, 1), None);
         let folded = "a:\n  $ref: >-\n    Pet.yaml\n";
-        assert_eq!(ref_line(folded, "Pet.yaml", 0, 1), None);
-        assert_eq!(ref_line("$ref: ''", "", 0, 1), None);
+        assert_eq!(ref_position(folded, "Pet.yaml", 0, 1), None);
+        assert_eq!(ref_position("$ref: ''", "", 0, 1), None);
     }
 
     #[test]
