@@ -26,6 +26,8 @@ use tokio::{
     time::{sleep, timeout, Instant},
 };
 
+use crate::health::Health;
+
 /// The environment variable that carries the stored credential to the gateway.
 pub const CREDENTIAL_ENV: &str = "HOSTED_MCP_CREDENTIAL";
 
@@ -233,14 +235,22 @@ impl Target {
 pub struct Launcher {
     pub target: Target,
     pub start_timeout: Duration,
+    /// Whether another launch is worth making.
+    pub health: Arc<Health>,
     slots: Arc<Semaphore>,
 }
 
 impl Launcher {
-    pub fn new(target: Target, launches: usize, start_timeout: Duration) -> Self {
+    pub fn new(
+        target: Target,
+        launches: usize,
+        start_timeout: Duration,
+        health: Arc<Health>,
+    ) -> Self {
         Self {
             target,
             start_timeout,
+            health,
             slots: Arc::new(Semaphore::new(launches.max(1))),
         }
     }
@@ -331,6 +341,49 @@ pub struct Launch<'a> {
     pub credential_in: Option<&'a str>,
 }
 
+/// How a gateway was launched, as a report shows it: the command as run and
+/// the variables the harness set, never the credential itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Invocation {
+    /// The command with its placeholders filled, quoted as a shell would need.
+    pub command: String,
+    /// The value of [`CREDENTIAL_IN_ENV`], when set.
+    pub credential_in: Option<String>,
+}
+
+impl Invocation {
+    fn of(words: &[String], launch: &Launch<'_>) -> Self {
+        Self {
+            command: words
+                .iter()
+                .map(|word| shell_quoted(word))
+                .collect::<Vec<_>>()
+                .join(" "),
+            credential_in: launch.credential_in.map(str::to_owned),
+        }
+    }
+
+    /// The variables the harness set, the credential's value withheld.
+    pub fn environment(&self) -> String {
+        let mut set = format!("{CREDENTIAL_ENV}=(the stored credential, not shown)");
+        match &self.credential_in {
+            Some(place) => set.push_str(&format!(" {CREDENTIAL_IN_ENV}={place}")),
+            None => set.push_str(&format!(" ({CREDENTIAL_IN_ENV} unset)")),
+        }
+        set
+    }
+}
+
+/// A word as a shell reads it back: quoted when it holds anything special.
+fn shell_quoted(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=@%+,{}".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 /// A gateway that did not come up: why, and what it said.
 #[derive(Debug, Clone)]
 pub struct StartFailure {
@@ -340,6 +393,8 @@ pub struct StartFailure {
     pub status: Option<ExitStatus>,
     /// Everything the gateway wrote to stderr.
     pub stderr: String,
+    /// How it was launched (empty when no command was run).
+    pub invocation: Invocation,
 }
 
 impl fmt::Display for StartFailure {
@@ -365,6 +420,7 @@ pub struct Gateway {
     port: Option<u16>,
     /// Keeps the port the gateway's until the gateway is gone.
     reservation: Option<PortReservation>,
+    invocation: Invocation,
 }
 
 impl Gateway {
@@ -390,6 +446,7 @@ impl Gateway {
             reason: format!("no free loopback port: {e}"),
             status: None,
             stderr: String::new(),
+            invocation: Invocation::default(),
         };
         let mut attempt = 1;
         loop {
@@ -470,10 +527,12 @@ impl Gateway {
         if let Some(place) = launch.credential_in {
             command.env(CREDENTIAL_IN_ENV, place);
         }
+        let invocation = Invocation::of(&words, &launch);
         let mut child = command.spawn().map_err(|e| StartFailure {
             reason: format!("cannot run `{}`: {e}", words[0]),
             status: None,
             stderr: String::new(),
+            invocation: invocation.clone(),
         })?;
 
         let stderr = Arc::new(Mutex::new(Vec::new()));
@@ -501,6 +560,7 @@ impl Gateway {
             stdio,
             port,
             reservation: None,
+            invocation,
         };
         if let Some(port) = port {
             gateway.wait_for_port(port, start_timeout).await?;
@@ -564,8 +624,11 @@ impl Gateway {
         String::from_utf8_lossy(&buf).into_owned()
     }
 
-    async fn failure(&mut self, reason: String, status: Option<ExitStatus>) -> StartFailure {
-        if status.is_some() {
+    /// Why the gateway is taken not to have come up, with its stderr and how
+    /// it was launched.
+    pub async fn failure(&mut self, reason: String, status: Option<ExitStatus>) -> StartFailure {
+        // A finished reader is not awaited twice (a second failure report).
+        if status.is_some() && !self.stderr_reader.is_finished() {
             // The pipe closes once the process is gone; give the reader a
             // moment to take the last lines.
             let _ = timeout(Duration::from_secs(1), &mut self.stderr_reader).await;
@@ -574,6 +637,7 @@ impl Gateway {
             reason,
             status,
             stderr: self.stderr(),
+            invocation: self.invocation.clone(),
         }
     }
 }

@@ -7,6 +7,8 @@
 //! - [`launch`]: the one launch contract for gateways in any language (a
 //!   command template with `{openapi}`, `{base_url}`, `{port}`, and the
 //!   credential in `HOSTED_MCP_CREDENTIAL`), over HTTP or stdio.
+//! - [`health`]: whether another launch is worth making (a gateway that
+//!   never starts, `--max-failures`).
 //! - [`placement`]: where a scenario wants the credential
 //!   (`HOSTED_MCP_CREDENTIAL_IN`).
 //! - [`world`]: one [`world::GatewayWorld`] per scenario, with its own mock
@@ -20,6 +22,7 @@
 
 pub mod catalogue;
 pub mod client;
+pub mod health;
 pub mod kit;
 pub mod launch;
 pub mod naming;

@@ -46,7 +46,9 @@ Exit status:
      expected failure now passes (stale)
   2  bad usage: an option, a template, an unreadable expected-failures file
   3  nothing failed, but not everything could be judged: the gateway did not
-     start or crashed, a step has no definition, or no scenario ran
+     start or crashed, a step has no definition, or no scenario ran (a gateway
+     whose first launches all fail alike is not launched again: its scenarios
+     are errors of that one cause, shown once)
 The last line printed is `N passed, N failed`, followed by the other counts."
 )]
 struct Cli {
@@ -119,6 +121,11 @@ struct RunArgs {
     /// document.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_START_TIMEOUT.as_secs_f64())]
     start_timeout: f64,
+
+    /// Stop after N scenarios failed the run: launch no more gateways, and
+    /// report the scenarios left as not run (those under way finish).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    max_failures: Option<u64>,
 
     /// Print every step of every scenario as it runs, not just progress and
     /// what failed.
@@ -237,6 +244,9 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
         start_timeout: Duration::from_secs_f64(args.start_timeout),
         expected: args.output.expected().map_err(usage)?,
         shard: args.shard,
+        max_failures: args
+            .max_failures
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         verbose: args.verbose,
     };
     run(options).await.map_err(failure)

@@ -23,6 +23,7 @@ use cucumber::{
 use futures::FutureExt as _;
 
 use crate::{
+    health::{self, Health},
     kit,
     launch::{Launcher, Target, Transport},
     placement,
@@ -52,6 +53,8 @@ pub struct Options {
     pub start_timeout: Duration,
     pub expected: Vec<ExpectedEntry>,
     pub shard: Option<Shard>,
+    /// Launch no more gateways once this many scenarios failed the run.
+    pub max_failures: Option<usize>,
     /// Every step of every scenario, as cucumber prints them.
     pub verbose: bool,
 }
@@ -87,11 +90,16 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
     }
     let mut summary = Summary::new(gateway, options.strict);
     summary.shards.extend(options.shard);
+    // Known now, so listed failures do not count against --max-failures.
+    summary.expected_failures.clone_from(&options.expected);
+    let health = Arc::new(Health::new(options.max_failures));
     let launcher = Arc::new(Launcher::new(
         options.target,
         options.launches,
         options.start_timeout,
+        Arc::clone(&health),
     ));
+    let probe_launcher = Arc::clone(&launcher);
 
     let selected = Arc::new(AtomicUsize::new(0));
     let not_offered: Arc<Mutex<Vec<ScenarioReport>>> = Arc::default();
@@ -148,7 +156,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         .verbose
         .then(|| writer::Basic::raw(io::stdout(), Coloring::Auto, Verbosity::Default).normalized());
     let progress = Progress::new(Arc::clone(&selected), options.verbose);
-    let recorder = Recorder::new(summary, origin, progress, verbose_writer);
+    let recorder = Recorder::new(summary, origin, progress, verbose_writer, health);
     let codes_seen = recorder.codes_seen();
     let recorder = recorder.assert_normalized();
     let default_transport = options.transport;
@@ -184,8 +192,33 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             .unwrap_or_else(|e| e.into_inner())
             .drain(..),
     );
+    without_start(&mut summary, probe_launcher).await?;
     summary.apply_expected(&options.expected);
     finish(&summary, &options.reports)
+}
+
+/// No rule passes (or fails) on a transport over which no gateway ever came
+/// up: a refusal may have been a crash, a silence a hang. When no launch of
+/// the run came up, one on a plain document decides whether it can.
+async fn without_start(summary: &mut Summary, launcher: Arc<Launcher>) -> anyhow::Result<()> {
+    for transport in [Transport::Http, Transport::Stdio] {
+        let judged = summary
+            .scenarios
+            .iter()
+            .any(|s| s.transport == transport.name() && s.status != Status::NotRun);
+        if !judged || launcher.health.has_come_up(transport) {
+            continue;
+        }
+        let cause = match launcher.health.never_started(transport) {
+            Some(cause) => cause,
+            None => match GatewayWorld::probe(Arc::clone(&launcher), transport).await? {
+                Some(failure) => health::never_started(transport, &failure, 1),
+                None => continue,
+            },
+        };
+        summary.not_judged_without_start(cause);
+    }
+    Ok(())
 }
 
 /// The tag prefix of the naming rules.

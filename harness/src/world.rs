@@ -22,6 +22,7 @@ use wiremock::{matchers::any, Mock, ResponseTemplate};
 
 use crate::{
     client::{CallOutcome, Era, McpClient},
+    health::Refusal,
     launch::{Gateway, Launch, Launcher, StartFailure, Transport},
     naming, placement,
     raw::RawHttp,
@@ -116,6 +117,12 @@ pub struct GatewayWorld {
     exit_expected: bool,
     /// Why the gateway did not come up, if it did not.
     start_failure: Option<StartFailure>,
+    /// Why the gateway was not launched, if it was not.
+    refused: Option<Refusal>,
+    /// Why the latest launch did not come up (exited, silent, no handshake).
+    launch_failure: Option<StartFailure>,
+    /// Set in a world that only checks the gateway starts (see [`Self::probe`]).
+    probe: bool,
     /// The gateway's last state, kept when the scenario ends.
     ended: Option<Ended>,
 }
@@ -135,6 +142,8 @@ pub struct Diagnostics {
     /// Why the scenario could not be judged (the gateway did not start, or
     /// crashed); `None` when the failure is a verdict on the gateway.
     pub not_judged: Option<String>,
+    /// Why the scenario was not run (`--max-failures` was reached).
+    pub not_run: Option<String>,
     pub stderr: String,
     /// Every request the mock upstream received, as text.
     pub upstream: Vec<String>,
@@ -200,6 +209,9 @@ impl GatewayWorld {
             start_under_test: false,
             exit_expected: false,
             start_failure: None,
+            refused: None,
+            launch_failure: None,
+            probe: false,
             ended: None,
         })
     }
@@ -261,8 +273,15 @@ impl GatewayWorld {
             }
             (None, None) => None,
         };
+        // A launch not made: the scenario was not run, or cannot be judged.
+        let (not_run, not_judged) = match &self.refused {
+            Some(budget @ Refusal::Budget(_)) => (Some(budget.to_string()), None),
+            Some(refusal) => (None, Some(refusal.to_string())),
+            None => (None, not_judged),
+        };
         Diagnostics {
             not_judged,
+            not_run,
             notes: self.notes.clone(),
             stderr,
             upstream: self
@@ -525,6 +544,10 @@ impl GatewayWorld {
             Ok(mut gateway) => match self.exits_at_start(&mut gateway).await {
                 Some(failure) => failure,
                 None => {
+                    // Over stdio, alive is not up: a hang is alive too.
+                    if self.transport == Transport::Http {
+                        self.came_up();
+                    }
                     self.slot = None;
                     self.running = Some(Running {
                         client: None,
@@ -583,12 +606,24 @@ impl GatewayWorld {
                 (None, Some(pipes)) => McpClient::over_stdio(pipes, &self.era, within).await,
                 (None, None) => Err(anyhow!("the gateway's stdio session was already used")),
             };
-            self.slot = None;
             let client = match client {
                 Ok(client) => client,
                 Err(error) => {
+                    // Launches that failed alike must read alike: one that
+                    // is exiting is reported with its status and last words.
+                    let failure = match running.gateway.exit_within(EXIT_SEEN_WITHIN).await {
+                        Some(exited) => exited,
+                        None => {
+                            let reason = format!("its MCP handshake failed: {error:#}");
+                            running.gateway.failure(reason, None).await
+                        }
+                    };
+                    let stderr = failure.stderr.clone();
+                    // The turn ends once the failure is known: the next
+                    // launch is not made when it makes this one the last.
+                    self.launch_failed(failure);
+                    self.slot = None;
                     // A gateway that died mid-handshake explains itself on stderr.
-                    let stderr = running.gateway.stderr();
                     return Err(error.context(format!(
                         "connecting to the gateway over {} failed\n--- gateway stderr ---\n{}",
                         self.transport,
@@ -597,7 +632,10 @@ impl GatewayWorld {
                 }
             };
             running.client = Some(client);
+            self.slot = None;
+            self.came_up();
         }
+        let running = self.running.as_mut().context("no gateway")?;
         running.client.as_ref().context("no session")
     }
 
@@ -606,10 +644,14 @@ impl GatewayWorld {
             let gateway = match self.spawn().await? {
                 Ok(gateway) => gateway,
                 Err(failure) => {
+                    self.launch_failed(failure.clone());
                     self.start_failure = Some(failure.clone());
                     return Err(failure.into());
                 }
             };
+            if self.transport == Transport::Http {
+                self.came_up();
+            }
             self.running = Some(Running {
                 client: None,
                 gateway,
@@ -663,12 +705,66 @@ impl GatewayWorld {
         };
         // The start-up window opens with the launch, not while waiting for a turn.
         self.slot = Some(launcher.slot().await);
+        if let Err(refusal) = launcher.health.may_launch(self.transport, self.probe) {
+            self.slot = None;
+            self.refused = Some(refusal.clone());
+            return Err(refusal.into());
+        }
         let started =
             Gateway::start(template, self.transport, launch, launcher.start_timeout).await;
         self.dir = Some(dir);
         Ok(started)
     }
 }
+
+impl GatewayWorld {
+    /// Whether the gateway comes up over `transport` on a plain document,
+    /// for a run in which no launch did: then what its scenarios saw (a
+    /// refusal, say) shows the gateway ran. The failure, if it did not.
+    pub(crate) async fn probe(
+        launcher: Arc<Launcher>,
+        transport: Transport,
+    ) -> anyhow::Result<Option<StartFailure>> {
+        let mut world = Self::new().await?;
+        world.configure(launcher, transport, true, true);
+        world.probe = true;
+        world.set_document(PROBE_DOCUMENT)?;
+        let failure = match world.start().await {
+            Ok(()) => None,
+            Err(error) => Some(world.launch_failure.take().ok_or(error)?),
+        };
+        world.teardown();
+        Ok(failure)
+    }
+
+    /// A gateway that was to come up has.
+    fn came_up(&self) {
+        if let Some(launcher) = &self.launcher {
+            launcher.health.came_up(self.transport);
+        }
+    }
+
+    /// A gateway that was to come up did not; launches where starting is
+    /// itself under test (a refused document) are the scenario's matter.
+    fn launch_failed(&mut self, failure: StartFailure) {
+        if let Some(launcher) = &self.launcher {
+            if !self.start_under_test && !self.exit_expected {
+                launcher.health.launch_failed(self.transport, &failure);
+            }
+        }
+        self.launch_failure = Some(failure);
+    }
+}
+
+/// The document of [`GatewayWorld::probe`]: one operation, nothing unusual.
+const PROBE_DOCUMENT: &str = r#"openapi: 3.0.3
+info: {title: Probe, version: "1"}
+paths:
+  /pets:
+    get:
+      operationId: listPets
+      responses: {"200": {description: ok}}
+"#;
 
 /// A fresh directory for one scenario's files, removed with it.
 struct ScenarioDir {

@@ -170,6 +170,128 @@ fn a_gateway_that_does_not_start_is_an_error_not_a_broken_rule() {
     );
 }
 
+/// A gateway that never starts is found out from its first few launches:
+/// the rest are not launched, every scenario is an error of that one cause,
+/// shown once with the command as run, and no rule passes.
+fn never_starts(name: &str, gateway: &str, transport: &str, stderr: Option<&str>) {
+    let started = std::time::Instant::now();
+    let run = harness(name, &["--gateway", gateway, "--transport", transport]);
+    let took = started.elapsed();
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert!(took.as_secs() < 60, "took {took:?}\n{}", run.stdout);
+    assert_eq!(run.count("passed"), 0, "{}", run.stdout);
+    assert_eq!(run.count("failed"), 0, "{}", run.stdout);
+    let passed: Vec<&Value> = run.report["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter(|rule| rule["status"] != "error" && rule["status"] != "not_run")
+        .collect();
+    assert!(passed.is_empty(), "{passed:?}\n{}", run.stdout);
+    assert_eq!(run.rule("TC-LOAD-004")["status"], "error");
+    assert_eq!(
+        run.stdout.matches("command as run: ").count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("HOSTED_MCP_CREDENTIAL_IN=bearer"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("sk/conformance"), "{}", run.stdout);
+    // The command as run spells its stderr otherwise.
+    if let Some(stderr) = stderr {
+        assert_eq!(run.stdout.matches(stderr).count(), 1, "{}", run.stdout);
+    }
+}
+
+#[test]
+fn a_gateway_that_hangs_at_every_launch_is_given_up_on() {
+    never_starts(
+        "hangs",
+        "python3 -c 'import time; time.sleep(1000)' {openapi} {base_url} {port}",
+        "http",
+        None,
+    );
+}
+
+#[test]
+fn a_gateway_that_refuses_its_flags_is_given_up_on() {
+    never_starts(
+        "usage",
+        "sh -c 'u=usage; echo \"$u: gw --spec FILE --port N\" >&2; echo \"gw: unrecognized arguments: $0\" >&2; exit 2' {openapi} {base_url} {port}",
+        "http",
+        Some("usage: gw --spec FILE --port N"),
+    );
+}
+
+/// Over stdio too; a refusal (TC-LOAD-004, TC-LOAD-006) is no pass from a
+/// gateway that exits whatever the document.
+#[test]
+fn a_gateway_that_exits_at_every_launch_passes_no_rule() {
+    never_starts(
+        "exits",
+        "sh -c 'c=configuration; echo \"gw: cannot open the $c\" >&2; exit 1' {openapi} {base_url}",
+        "stdio",
+        Some("gw: cannot open the configuration"),
+    );
+}
+
+/// A refusal is evidence once a gateway is seen to start: a run of only the
+/// refusal scenarios passes on a gateway that starts on a plain document.
+#[test]
+fn refusals_alone_pass_on_a_gateway_that_starts() {
+    let run = harness(
+        "refusals",
+        &[
+            "--gateway",
+            &http_template(&reference()),
+            "--tags",
+            "@TC-LOAD-006",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        run.rule("TC-LOAD-006")["status"],
+        "passed",
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn max_failures_stops_launching_and_reports_the_rest_not_run() {
+    let gateway = format!(
+        "python3 {} {} --openapi {{openapi}} --base-url {{base_url}} --port {{port}}",
+        test_gateway("answers_elsewhere.py"),
+        reference()
+    );
+    let run = harness(
+        "max-failures",
+        &[
+            "--gateway",
+            &gateway,
+            "--tags",
+            "@TC-PROTO-008",
+            "--concurrency",
+            "1",
+            "--max-failures",
+            "1",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(run.count("failed"), 1, "{}", run.stdout);
+    assert!(run.count("not_run") >= 1, "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("not run: launching stopped after 1 failed scenario(s) (--max-failures 1)"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// The defaults must suit a gateway that needs 3 s of CPU to start: launches
 /// wait their turn, and each one's start-up window opens with it.
 #[test]

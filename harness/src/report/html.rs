@@ -189,6 +189,15 @@ impl Summary {
             }
             out.push_str("</ul>\n</section>\n");
         }
+        for cause in &self.never_started {
+            write!(
+                out,
+                "<section class=\"notice error\">\n<h2>The gateway never started over {}</h2>\n<p>{}</p>\n<pre>{}</pre>\n</section>\n",
+                Text(&cause.transport),
+                Text(&cause.headline()),
+                Text(&cause.details())
+            )?;
+        }
         if !self.problems.is_empty() {
             out.push_str("<section class=\"notice error\">\n<h2>Problems</h2>\n<ul>");
             for problem in &self.problems {

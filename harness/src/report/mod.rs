@@ -169,6 +169,56 @@ pub struct Shard {
     pub count: u32,
 }
 
+/// A gateway that never came up over a transport: the one cause of all its
+/// scenarios there, reported once rather than with each of them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NeverStarted {
+    pub transport: String,
+    /// Its launches that failed alike, none having come up.
+    pub launches: usize,
+    /// Why the first of them was given up on.
+    pub reason: String,
+    /// The command as run, placeholders filled.
+    pub command: String,
+    /// The variables the harness set (never the credential itself).
+    pub environment: String,
+    pub stderr: String,
+}
+
+impl NeverStarted {
+    /// One line, for the verdict.
+    pub fn headline(&self) -> String {
+        format!(
+            "the gateway never started over {}: {} ({} launch(es) failed alike, none came up; nothing over {} was judged)",
+            self.transport, self.reason, self.launches, self.transport
+        )
+    }
+
+    /// The launch in full: command, environment and stderr.
+    pub fn details(&self) -> String {
+        let mut out = format!(
+            "command as run: {}\nenvironment set: {}",
+            self.command, self.environment
+        );
+        match self.stderr.trim_end() {
+            "" => out.push_str("\ngateway stderr: (empty)"),
+            stderr => {
+                let lines: Vec<&str> = stderr.lines().collect();
+                let tail = &lines[lines.len().saturating_sub(NEVER_STARTED_STDERR_LINES)..];
+                out.push_str("\ngateway stderr:");
+                for line in tail {
+                    out.push_str("\n  ");
+                    out.push_str(line);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Lines of stderr shown with a gateway that never started.
+const NEVER_STARTED_STDERR_LINES: usize = 40;
+
 /// Everything a run found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
@@ -187,6 +237,9 @@ pub struct Summary {
     /// The expected failures the run was given.
     #[serde(default)]
     pub expected_failures: Vec<ExpectedEntry>,
+    /// Transports over which the gateway never came up.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub never_started: Vec<NeverStarted>,
 }
 
 /// Scenarios per status.
@@ -280,7 +333,31 @@ impl Summary {
             scenarios: Vec::new(),
             problems: Vec::new(),
             expected_failures: Vec::new(),
+            never_started: Vec::new(),
         }
+    }
+
+    /// No launch over `cause`'s transport came up, so nothing seen there is
+    /// evidence: a pass (a refusal that was only a crash) nor a failure. Its
+    /// scenarios become errors of that one cause.
+    pub fn not_judged_without_start(&mut self, cause: NeverStarted) {
+        for scenario in &mut self.scenarios {
+            if scenario.transport != cause.transport || scenario.status == Status::NotRun {
+                continue;
+            }
+            let step = scenario.failure.take().unwrap_or_default();
+            scenario.status = Status::Error;
+            scenario.failure = Some(Failure {
+                summary: format!(
+                    "not judged: the gateway never started over {} (shown once, before the verdict)",
+                    cause.transport
+                ),
+                step: step.step,
+                step_line: step.step_line,
+                ..Failure::default()
+            });
+        }
+        self.never_started.push(cause);
     }
 
     pub fn counts(&self) -> Counts {
@@ -331,7 +408,8 @@ impl Summary {
     pub fn verdict(&self) -> Verdict {
         let counts = self.counts();
         let mut failures = Vec::new();
-        let mut errors = Vec::new();
+        // The one cause of many errors comes first.
+        let mut errors: Vec<String> = self.never_started.iter().map(|n| n.headline()).collect();
         if counts.failed > 0 {
             failures.push(format!(
                 "{} scenario(s) of required rules failed",
@@ -404,6 +482,7 @@ impl Summary {
             merged.shards.extend(part.shards);
             merged.scenarios.extend(part.scenarios);
             merged.problems.extend(part.problems);
+            merged.never_started.extend(part.never_started);
             for entry in part.expected_failures {
                 if !merged.expected_failures.contains(&entry) {
                     merged.expected_failures.push(entry);

@@ -23,9 +23,10 @@ use cucumber::{
 use super::{Counts, Failure, ScenarioReport, Status, Summary};
 use crate::{
     catalogue::{Catalogue, Level},
+    health::Health,
     kit,
     launch::Transport,
-    world::GatewayWorld,
+    world::{Diagnostics, GatewayWorld},
 };
 
 /// The tag that marks a recommended rule's scenario.
@@ -153,6 +154,8 @@ pub struct Recorder<Inner> {
     progress: Progress,
     open: HashMap<ScenarioKey, Open>,
     codes: CodesSeen,
+    /// Told of each scenario that fails the run, for `--max-failures`.
+    health: Arc<Health>,
 }
 
 /// A scenario of a run: its feature file, line and column.
@@ -196,7 +199,13 @@ impl CodesSeen {
 }
 
 impl<Inner> Recorder<Inner> {
-    pub fn new(summary: Summary, origin: Origin, progress: Progress, inner: Option<Inner>) -> Self {
+    pub fn new(
+        summary: Summary,
+        origin: Origin,
+        progress: Progress,
+        inner: Option<Inner>,
+        health: Arc<Health>,
+    ) -> Self {
         Self {
             inner,
             origin,
@@ -204,6 +213,7 @@ impl<Inner> Recorder<Inner> {
             progress,
             open: HashMap::new(),
             codes: CodesSeen::default(),
+            health,
         }
     }
 
@@ -279,6 +289,17 @@ impl<Inner> Recorder<Inner> {
                 if status != Status::Passed {
                     report.failure = Some(failure);
                 }
+                let fails_the_run = report.status == Status::Failed
+                    || (self.summary.strict && report.status == Status::NotMet);
+                let listed = || {
+                    self.summary
+                        .expected_failures
+                        .iter()
+                        .any(|e| e.matches(&report))
+                };
+                if fails_the_run && !listed() {
+                    self.health.scenario_failed();
+                }
                 self.summary.scenarios.push(report);
                 self.progress.finished(status, &self.summary.counts());
             }
@@ -294,10 +315,16 @@ impl<Inner> Recorder<Inner> {
         failure: Failure,
         world: Option<&GatewayWorld>,
     ) {
-        let (failure, not_judged) = with_diagnostics(failure, world);
-        let status = match not_judged {
-            Some(_) => Status::Error,
-            None => Status::Failed,
+        let (failure, diagnostics) = with_diagnostics(failure, world);
+        let status = match diagnostics {
+            Some(Diagnostics {
+                not_run: Some(_), ..
+            }) => Status::NotRun,
+            Some(Diagnostics {
+                not_judged: Some(_),
+                ..
+            }) => Status::Error,
+            _ => Status::Failed,
         };
         self.set(key, status, failure);
     }
@@ -380,11 +407,11 @@ fn step_failure(step: &gherkin::Step, message: String) -> Failure {
     }
 }
 
-/// Adds what the world saw; returns why the scenario could not be judged, if so.
+/// Adds what the world saw, and returns it.
 fn with_diagnostics(
     mut failure: Failure,
     world: Option<&GatewayWorld>,
-) -> (Failure, Option<String>) {
+) -> (Failure, Option<Diagnostics>) {
     let Some(world) = world else {
         return (failure, None);
     };
@@ -392,13 +419,17 @@ fn with_diagnostics(
     for note in &diagnostics.notes {
         failure.message.push_str(&format!("\nnote: {note}"));
     }
-    failure.stderr = diagnostics.stderr;
-    failure.upstream = diagnostics.upstream;
-    if let Some(why) = &diagnostics.not_judged {
+    failure.stderr = diagnostics.stderr.clone();
+    failure.upstream = diagnostics.upstream.clone();
+    if let Some(why) = diagnostics
+        .not_run
+        .as_ref()
+        .or(diagnostics.not_judged.as_ref())
+    {
         // The step's own message follows; the headline says why it proves nothing.
         failure.summary = why.clone();
     }
-    (failure, diagnostics.not_judged)
+    (failure, Some(diagnostics))
 }
 
 impl<Inner> Writer<GatewayWorld> for Recorder<Inner>

@@ -134,9 +134,17 @@ impl Summary {
     /// What the terminal shows once every scenario has run.
     pub fn terminal(&self, style: Style) -> String {
         let mut out = String::new();
+        // Errors of a gateway that never started share one cause, shown once.
+        let never_started = |s: &ScenarioReport| {
+            s.status == Status::Error
+                && self
+                    .never_started
+                    .iter()
+                    .any(|n| n.transport == s.transport)
+        };
         let shown_in_full = |s: &&ScenarioReport| {
             s.status == Status::Failed
-                || s.status == Status::Error
+                || (s.status == Status::Error && !never_started(s))
                 || (self.strict && s.status == Status::NotMet)
         };
         let mut full: Vec<&ScenarioReport> = self.scenarios.iter().filter(shown_in_full).collect();
@@ -200,6 +208,21 @@ impl Summary {
         }
         for problem in &self.problems {
             let _ = writeln!(out, "\n{} {problem}", style.status(Status::Error));
+        }
+        for cause in &self.never_started {
+            let count = self
+                .scenarios
+                .iter()
+                .filter(|s| s.transport == cause.transport && never_started(s))
+                .count();
+            let _ = writeln!(
+                out,
+                "\n{} {}\n{}\n{count} scenario(s) over {} not judged for this reason",
+                style.status(Status::Error),
+                cause.headline(),
+                indent(&cause.details(), "    "),
+                cause.transport
+            );
         }
         out.push_str(&self.section_table(style));
         let verdict = self.verdict();
