@@ -18,6 +18,8 @@
 //! - [`steps`]: the step definitions, one file per section of the rules.
 //! - [`report`]: results per scenario and rule, the terminal table, JUnit
 //!   and JSON, and the verdict.
+//! - [`suite`]: the scenarios a features folder holds, for checking a
+//!   baseline before a run.
 //! - [`run`]: ties them together for the `hosted-mcp-conformance` binary.
 
 pub mod catalogue;
@@ -31,5 +33,6 @@ pub mod raw;
 pub mod report;
 pub mod run;
 pub mod steps;
+pub mod suite;
 pub mod wire;
 pub mod world;

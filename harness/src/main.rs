@@ -4,9 +4,11 @@ use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::{Args, Parser, Subcommand};
 use hosted_mcp_conformance::{
+    kit,
     launch::{default_launches, Target, Template, Transport, DEFAULT_START_TIMEOUT},
     report::{ExpectedEntry, ExpectedFailures, Shard, EXIT_USAGE},
-    run::{merge, run, Options, Reports},
+    run::{merge, read_parts, run, Options, Reports},
+    suite::Suite,
 };
 
 /// Checks an OpenAPI-to-MCP gateway against the conformance rules.
@@ -45,6 +47,8 @@ Exit status:
   1  a required rule failed (with --strict, also a recommended rule), or an
      expected failure now passes (stale)
   2  bad usage: an option, a template, an unreadable expected-failures file
+     or one naming no rule or scenario of the suite, reports merge cannot
+     join (a shard missing or twice, another gateway, kit or rules revision)
   3  nothing failed, but not everything could be judged: the gateway did not
      start or crashed, a step has no definition, or no scenario ran (a gateway
      whose first launches all fail alike is not launched again: its scenarios
@@ -153,9 +157,10 @@ struct OutputArgs {
     html: Option<PathBuf>,
 
     /// Failures known and accepted for now: lines of `KEY -- REASON`, KEY a
-    /// rule ID or a scenario's name. They do not fail the run, nor do listed
-    /// scenarios that could not be judged; a listed one that passes fails it
-    /// as stale.
+    /// rule ID or a scenario's name (one that names neither is refused).
+    /// They do not fail the run, nor do listed scenarios that could not be
+    /// judged; a listed one that passes fails it as stale (in a shard, only
+    /// when every scenario it covers ran there).
     #[arg(long, value_name = "FILE")]
     expected_failures: Option<PathBuf>,
 
@@ -173,11 +178,17 @@ impl OutputArgs {
         }
     }
 
-    fn expected(&self) -> anyhow::Result<Vec<ExpectedEntry>> {
-        Ok(match &self.expected_failures {
-            Some(path) => ExpectedFailures::read(path)?.entries,
-            None => Vec::new(),
-        })
+    /// The expected failures, each naming a rule or scenario of `suite`.
+    fn expected(
+        &self,
+        suite: impl FnOnce() -> anyhow::Result<Suite>,
+    ) -> anyhow::Result<Vec<ExpectedEntry>> {
+        let Some(path) = &self.expected_failures else {
+            return Ok(Vec::new());
+        };
+        let list = ExpectedFailures::read(path)?;
+        list.check(&suite()?)?;
+        Ok(list.entries)
     }
 }
 
@@ -198,8 +209,28 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Some(Command::Merge { reports, output }) => (|| {
-            let expected = output.expected().map_err(usage)?;
-            merge(&reports, &expected, &output.reports()).map_err(failure)
+            // Reports that cannot be joined are bad input, as a bad option is.
+            let merged = read_parts(&reports).map_err(usage)?;
+            let expected = output
+                .expected(|| {
+                    // The suite that ran: the kit's, and any scenario of the reports.
+                    let mut suite = Suite::read(&kit::features_folder()?)?;
+                    suite.extend(
+                        merged
+                            .scenarios
+                            .iter()
+                            .map(|s| (s.name.as_str(), s.rules.as_slice())),
+                    );
+                    suite.extend(
+                        merged
+                            .in_other_shards
+                            .iter()
+                            .map(|s| (s.name.as_str(), s.rules.as_slice())),
+                    );
+                    Ok(suite)
+                })
+                .map_err(usage)?;
+            merge(merged, &expected, &output.reports()).map_err(failure)
         })(),
         None => run_suite(cli.run).await,
     };
@@ -232,6 +263,13 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
             "--start-timeout must be a positive number of seconds"
         )));
     }
+    let expected = args
+        .output
+        .expected(|| match &args.features {
+            Some(folder) => Suite::read(folder),
+            None => Suite::read(&kit::features_folder()?),
+        })
+        .map_err(usage)?;
     let options = Options {
         target,
         transport: args.transport,
@@ -242,7 +280,7 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
         concurrency: args.concurrency.max(1),
         launches: args.launches.unwrap_or_else(default_launches).max(1),
         start_timeout: Duration::from_secs_f64(args.start_timeout),
-        expected: args.output.expected().map_err(usage)?,
+        expected,
         shard: args.shard,
         max_failures: args
             .max_failures

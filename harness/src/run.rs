@@ -28,8 +28,8 @@ use crate::{
     launch::{Launcher, Target, Transport},
     placement,
     report::{
-        recorder::Origin, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport, Shard,
-        Status, Summary,
+        recorder::Origin, Elsewhere, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport,
+        Shard, Status, Summary,
     },
     world::GatewayWorld,
 };
@@ -103,10 +103,12 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
 
     let selected = Arc::new(AtomicUsize::new(0));
     let not_offered: Arc<Mutex<Vec<ScenarioReport>>> = Arc::default();
+    let in_other_shards: Arc<Mutex<Vec<Elsewhere>>> = Arc::default();
     let filter = {
         let launcher = Arc::clone(&launcher);
         let selected = Arc::clone(&selected);
         let not_offered = Arc::clone(&not_offered);
+        let in_other_shards = Arc::clone(&in_other_shards);
         let origin = origin.clone();
         let tags = options.tags;
         let shard = options.shard;
@@ -123,6 +125,19 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             }
             if let Some(shard) = shard {
                 if !in_shard(feature, scenario, shard) {
+                    let report = crate::report::recorder::scenario_report(
+                        &origin,
+                        feature,
+                        scenario,
+                        Status::NotRun,
+                    );
+                    in_other_shards
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(Elsewhere {
+                            name: report.name,
+                            rules: report.rules,
+                        });
                     return false;
                 }
             }
@@ -192,6 +207,12 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             .unwrap_or_else(|e| e.into_inner())
             .drain(..),
     );
+    summary.in_other_shards.extend(
+        in_other_shards
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain(..),
+    );
     without_start(&mut summary, probe_launcher).await?;
     summary.apply_expected(&options.expected);
     finish(&summary, &options.reports)
@@ -237,20 +258,26 @@ pub fn finish(summary: &Summary, reports: &Reports) -> anyhow::Result<u8> {
     Ok(summary.verdict().exit_code)
 }
 
-/// Merges the JSON reports of several runs (shards, or an HTTP and a stdio
-/// run) and reports them as one run.
+/// Reads the JSON reports of several runs (shards, or an HTTP and a stdio
+/// run) and joins them into one run's summary.
+pub fn read_parts(parts: &[PathBuf]) -> anyhow::Result<Summary> {
+    let mut summaries = Vec::new();
+    for path in parts {
+        let origin = path.display().to_string();
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("cannot read {origin}"))?;
+        let summary = Summary::from_json(&text, &origin)?;
+        summaries.push((origin, summary));
+    }
+    Summary::merge(summaries)
+}
+
+/// Reports merged parts as one run.
 pub fn merge(
-    parts: &[PathBuf],
+    mut merged: Summary,
     expected: &[ExpectedEntry],
     reports: &Reports,
 ) -> anyhow::Result<u8> {
-    let mut summaries = Vec::new();
-    for path in parts {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        summaries.push(Summary::from_json(&text, &path.display().to_string())?);
-    }
-    let mut merged = Summary::merge(summaries)?;
     merged.apply_expected(expected);
     finish(&merged, reports)
 }

@@ -355,7 +355,7 @@ fn the_html_report_renders_in_a_browser_with_no_network() {
         String::from_utf8_lossy(&merge.stderr)
     );
     let html = std::fs::read_to_string(&page).expect("merge wrote the page");
-    let merged = Summary::merge(vec![summary.clone()]).unwrap();
+    let merged = Summary::merge(vec![("report.json".into(), summary.clone())]).unwrap();
     assert_eq!(
         html,
         merged.html(),

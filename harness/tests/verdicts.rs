@@ -438,3 +438,138 @@ fn a_gateway_that_names_tools_its_own_way_fails_only_the_naming_rules() {
     );
     assert!(broken.len() >= 3, "{broken:?}\n{}", run.stdout);
 }
+
+/// The README's CI recipe: two shards with a baseline, then `merge` with it.
+/// A shard calls an entry stale only when it ran every scenario the entry
+/// covers (issue 18: following a shard's advice broke the other shard);
+/// `merge` judges the rest, and refuses a shard missing or another gateway.
+#[test]
+fn a_baseline_over_shards_is_judged_whole_by_merge() {
+    let dir = scratch("baseline-shards");
+    let list = dir.join("known.txt");
+    std::fs::write(
+        &list,
+        "# known for now\n\
+         TC-NAME-007 -- we keep the characters as written\n\
+         The operationId is the name when there is no extension -- we prefix every name\n",
+    )
+    .expect("write the list");
+    let list = list.display().to_string();
+    // TC-NAME-007's scenarios fall in both shards, TC-NAME-005's one in shard 1.
+    let tags = "@TC-NAME-005 or @TC-NAME-007";
+    let renames = format!(
+        "python3 {} {} --openapi {{openapi}} --base-url {{base_url}} --port {{port}}",
+        test_gateway("renames_tools.py"),
+        reference()
+    );
+    let fixed = http_template(&reference());
+    let shards = |gateway: &str, name: &str| -> Vec<(Run, String)> {
+        ["1/2", "2/2"]
+            .iter()
+            .map(|shard| {
+                let run = harness(
+                    &format!("{name}-{}", &shard[..1]),
+                    &[
+                        "--gateway",
+                        gateway,
+                        "--tags",
+                        tags,
+                        "--expected-failures",
+                        &list,
+                        "--shard",
+                        shard,
+                    ],
+                );
+                let json = dir.join(format!("{name}-{}.json", &shard[..1]));
+                std::fs::write(&json, run.report.to_string()).expect("write the shard");
+                (run, json.display().to_string())
+            })
+            .collect()
+    };
+    let merge = |name: &str, parts: &[&str]| {
+        let mut args = vec!["merge"];
+        args.extend(parts);
+        args.extend(["--expected-failures", list.as_str()]);
+        harness(name, &args)
+    };
+
+    let broken = shards(&renames, "broken");
+    for (run, _) in &broken {
+        assert_eq!(run.code, 0, "{}", run.stdout);
+        assert!(run.count("expected") >= 1, "{}", run.stdout);
+    }
+    let merged = merge("broken-merged", &[&broken[0].1, &broken[1].1]);
+    assert_eq!(merged.code, 0, "{}", merged.stdout);
+    assert_eq!(merged.count("failed"), 0, "{}", merged.stdout);
+
+    let now_passing = shards(&fixed, "fixed");
+    let (first, second) = (&now_passing[0].0, &now_passing[1].0);
+    // Shard 1 ran TC-NAME-005's only scenario: its entry is stale there.
+    assert_eq!(first.code, 1, "{}", first.stdout);
+    assert!(
+        first
+            .stdout
+            .contains("The operationId is the name when there is no extension passes now"),
+        "{}",
+        first.stdout
+    );
+    // TC-NAME-007 ran in part in each shard: neither calls it stale.
+    for run in [first, second] {
+        assert!(
+            !run.stdout.contains("TC-NAME-007 passes now"),
+            "{}",
+            run.stdout
+        );
+    }
+    assert_eq!(second.code, 0, "{}", second.stdout);
+    let merged = merge("fixed-merged", &[&now_passing[0].1, &now_passing[1].1]);
+    assert_eq!(merged.code, 1, "{}", merged.stdout);
+    assert!(
+        merged.stdout.contains("TC-NAME-007 passes now"),
+        "{}",
+        merged.stdout
+    );
+
+    let missing = merge("missing-shard", &[&broken[0].1]);
+    assert_eq!(missing.code, 2, "{}", missing.stdout);
+    assert!(
+        missing
+            .stdout
+            .contains("shard 2/2 of the http run is missing"),
+        "{}",
+        missing.stdout
+    );
+    let doubled = merge("doubled-shard", &[&broken[0].1, &broken[0].1, &broken[1].1]);
+    assert_eq!(doubled.code, 2, "{}", doubled.stdout);
+    let mixed = merge("mixed-gateways", &[&broken[0].1, &now_passing[1].1]);
+    assert_eq!(mixed.code, 2, "{}", mixed.stdout);
+    assert!(
+        mixed.stdout.contains("different gateways"),
+        "{}",
+        mixed.stdout
+    );
+}
+
+/// A baseline line that names no rule and no scenario is refused before the
+/// run, with its place: a typo would otherwise hide nothing and pass.
+#[test]
+fn a_baseline_key_that_names_nothing_is_refused() {
+    let list = scratch("typo").join("known.txt");
+    std::fs::write(
+        &list,
+        "TC-ANS-002 -- pretty-printing lands in 2.4\n\
+         A body of exactly 1,048,576 bytes comes back whole -- our cut is off by one\n",
+    )
+    .expect("write the list");
+    let run = harness(
+        "typo",
+        &[
+            "--tags",
+            "@TC-ANS-002",
+            "--expected-failures",
+            &list.display().to_string(),
+        ],
+    );
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(run.stdout.contains("known.txt:2: "), "{}", run.stdout);
+}

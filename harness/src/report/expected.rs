@@ -6,7 +6,12 @@
 //! (`TC-ANS-002`, covering all its scenarios) or a scenario's name exactly
 //! as reports show it. `#` starts a comment line; blank lines are ignored.
 //! An entry covers its scenarios that fail and those that could not be
-//! judged (the gateway did not start on their document, say).
+//! judged (the gateway did not start on their document, say). A key that
+//! names no rule and no scenario of the suite is refused, as a typo would
+//! otherwise hide a failure for good.
+//!
+//! A shard (`--shard`) calls an entry stale only when every scenario the
+//! entry covers ran in it; `merge` judges the others.
 
 use std::path::Path;
 
@@ -14,7 +19,7 @@ use anyhow::{bail, Context as _};
 use serde::{Deserialize, Serialize};
 
 use super::{ScenarioReport, Status, Summary};
-use crate::catalogue::Catalogue;
+use crate::{catalogue::Catalogue, suite::Suite};
 
 /// The separator between an entry's key and its reason.
 const SEPARATOR: &str = " -- ";
@@ -32,7 +37,12 @@ pub struct ExpectedEntry {
 impl ExpectedEntry {
     /// Whether this entry covers `scenario`.
     pub fn matches(&self, scenario: &ScenarioReport) -> bool {
-        scenario.name == self.key || scenario.rules.contains(&self.key)
+        self.covers(&scenario.name, &scenario.rules)
+    }
+
+    /// Whether this entry covers the scenario `name` of `rules`.
+    pub fn covers(&self, name: &str, rules: &[String]) -> bool {
+        name == self.key || rules.contains(&self.key)
     }
 }
 
@@ -78,6 +88,20 @@ impl ExpectedFailures {
             });
         }
         Ok(Self { entries })
+    }
+
+    /// Refuses an entry whose key names no rule and no scenario of `suite`.
+    pub fn check(&self, suite: &Suite) -> anyhow::Result<()> {
+        for entry in &self.entries {
+            if !suite.rules.contains(&entry.key) && !suite.scenarios.contains(&entry.key) {
+                bail!(
+                    "{}: {:?} names no rule and no scenario of the suite (a scenario is named exactly as reports show it)",
+                    entry.place,
+                    entry.key
+                );
+            }
+        }
+        Ok(())
     }
 }
 
@@ -172,6 +196,45 @@ mod tests {
         )]);
         elsewhere.apply_expected(&list.entries);
         assert!(elsewhere.stale().is_empty());
+    }
+
+    /// Issue 18: the rule's failing scenario ran in the other shard.
+    #[test]
+    fn a_shard_calls_an_entry_stale_only_when_it_ran_all_the_entry_covers() {
+        let list = ExpectedFailures::parse("TC-NAME-001 -- known", "f").unwrap();
+        let mut shard = summary(vec![scenario(
+            "TC-NAME-001",
+            Level::Required,
+            Status::Passed,
+        )]);
+        shard.in_other_shards.push(super::super::Elsewhere {
+            name: "fails over stdio".into(),
+            rules: vec!["TC-NAME-001".into()],
+        });
+        shard.apply_expected(&list.entries);
+        assert!(shard.stale().is_empty());
+        assert_eq!(shard.verdict().exit_code, EXIT_PASSED);
+        shard.in_other_shards[0].rules = vec!["TC-NAME-002".into()];
+        assert_eq!(shard.stale().len(), 1);
+    }
+
+    #[test]
+    fn refuses_keys_that_name_nothing_in_the_suite() {
+        let suite = Suite {
+            scenarios: ["A body comes back whole".to_owned()].into(),
+            rules: ["TC-ANS-002".to_owned()].into(),
+        };
+        let good = "TC-ANS-002 -- a\nA body comes back whole -- b";
+        assert!(ExpectedFailures::parse(good, "f")
+            .unwrap()
+            .check(&suite)
+            .is_ok());
+        let typo = ExpectedFailures::parse("TC-ANS-002 -- a\nA body comes back -- b", "f.txt")
+            .unwrap()
+            .check(&suite)
+            .unwrap_err()
+            .to_string();
+        assert!(typo.starts_with("f.txt:2: "), "{typo}");
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod expected;
 mod html;
 mod json;
 mod junit;
+mod merge;
 pub mod recorder;
 pub mod terminal;
 
@@ -219,6 +220,13 @@ impl NeverStarted {
 /// Lines of stderr shown with a gateway that never started.
 const NEVER_STARTED_STDERR_LINES: usize = 40;
 
+/// A scenario run in another shard, by what a baseline entry names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Elsewhere {
+    pub name: String,
+    pub rules: Vec<String>,
+}
+
 /// Everything a run found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Summary {
@@ -229,6 +237,10 @@ pub struct Summary {
     /// The shards this summary holds, when the run was split.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<Shard>,
+    /// Scenarios of the run's selection left to other shards, so a shard
+    /// calls a baseline entry stale only when it ran all the entry covers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub in_other_shards: Vec<Elsewhere>,
     pub scenarios: Vec<ScenarioReport>,
     /// What kept the harness from running scenarios (a feature file that does
     /// not parse, say).
@@ -330,6 +342,7 @@ impl Summary {
             gateway,
             strict,
             shards: Vec::new(),
+            in_other_shards: Vec::new(),
             scenarios: Vec::new(),
             problems: Vec::new(),
             expected_failures: Vec::new(),
@@ -374,7 +387,13 @@ impl Summary {
             .iter()
             .filter(|entry| {
                 let matching: Vec<_> = self.scenarios.iter().filter(|s| entry.matches(s)).collect();
+                let ran_elsewhere = || {
+                    self.in_other_shards
+                        .iter()
+                        .any(|s| entry.covers(&s.name, &s.rules))
+                };
                 matching.iter().any(|s| s.status == Status::Passed)
+                    && !ran_elsewhere()
                     && !matching
                         .iter()
                         .any(|s| s.status.broke_a_rule() || s.status == Status::Error)
@@ -457,57 +476,6 @@ impl Summary {
             outcome,
             reasons: failures,
         }
-    }
-
-    /// Joins the summaries of several shards (or of an HTTP and a stdio run)
-    /// into one. A scenario not run in one part but run in another counts as
-    /// run.
-    pub fn merge(parts: Vec<Summary>) -> anyhow::Result<Summary> {
-        let mut parts = parts.into_iter();
-        let Some(mut merged) = parts.next() else {
-            anyhow::bail!("nothing to merge");
-        };
-        for part in parts {
-            if part.kit != merged.kit {
-                anyhow::bail!(
-                    "the reports come from different kits: {} and {}",
-                    merged.kit.describe(),
-                    part.kit.describe()
-                );
-            }
-            for (transport, template) in part.gateway {
-                merged.gateway.entry(transport).or_insert(template);
-            }
-            merged.strict |= part.strict;
-            merged.shards.extend(part.shards);
-            merged.scenarios.extend(part.scenarios);
-            merged.problems.extend(part.problems);
-            merged.never_started.extend(part.never_started);
-            for entry in part.expected_failures {
-                if !merged.expected_failures.contains(&entry) {
-                    merged.expected_failures.push(entry);
-                }
-            }
-        }
-        merged.shards.sort_by_key(|s| s.index);
-        merged.shards.dedup();
-        // Where one part ran a scenario that another did not, the run comes first.
-        merged.scenarios.sort_by(|a, b| {
-            (a.key(), a.status == Status::NotRun).cmp(&(b.key(), b.status == Status::NotRun))
-        });
-        merged
-            .scenarios
-            .dedup_by(|later, earlier| later.key() == earlier.key());
-        let ran: std::collections::BTreeSet<(String, usize, String)> = merged
-            .scenarios
-            .iter()
-            .filter(|s| s.status != Status::NotRun)
-            .map(|s| (s.file.clone(), s.line, s.name.clone()))
-            .collect();
-        merged.scenarios.retain(|s| {
-            s.status != Status::NotRun || !ran.contains(&(s.file.clone(), s.line, s.name.clone()))
-        });
-        Ok(merged)
     }
 
     /// The last line of a run, for CI to read.
@@ -656,33 +624,5 @@ pub(crate) mod tests {
         assert_eq!(rules[0].section(), "Protocol");
         // Not run is reported, not a failure: the run itself passes.
         assert_eq!(s.verdict().exit_code, EXIT_PASSED);
-    }
-
-    #[test]
-    fn merging_counts_a_scenario_run_in_any_part() {
-        let mut http = scenario("TC-PROTO-001", Level::Required, Status::Passed);
-        http.line = 20;
-        let mut stdio_missing = scenario("TC-PROTO-001", Level::Required, Status::NotRun);
-        stdio_missing.line = 30;
-        stdio_missing.transport = "stdio".into();
-        let mut http_missing = http.clone();
-        http_missing.status = Status::NotRun;
-        let mut stdio = stdio_missing.clone();
-        stdio.status = Status::Passed;
-        let merged = Summary::merge(vec![
-            summary(vec![http, stdio_missing]),
-            summary(vec![http_missing, stdio]),
-        ])
-        .unwrap();
-        assert_eq!(merged.scenarios.len(), 2);
-        assert!(merged.scenarios.iter().all(|s| s.status == Status::Passed));
-        assert_eq!(merged.rules()[0].status, Status::Passed);
-    }
-
-    #[test]
-    fn merging_refuses_reports_of_other_kits() {
-        let mut other = summary(vec![]);
-        other.kit.rules_revision = "000000000000".into();
-        assert!(Summary::merge(vec![summary(vec![]), other]).is_err());
     }
 }

@@ -32,7 +32,7 @@ use crate::{
 /// The tag that marks a recommended rule's scenario.
 const RECOMMENDED_TAG: &str = "recommended";
 /// Rule IDs are tags with this prefix (`@TC-NAME-007`).
-const RULE_PREFIX: &str = "TC-";
+pub const RULE_PREFIX: &str = "TC-";
 
 /// How progress is shown while scenarios run.
 #[derive(Debug)]
