@@ -1,8 +1,8 @@
 //! `merge`: the JSON reports of several runs (the shards of a CI matrix, an
 //! HTTP and a stdio run) joined into one. Only reports of one gateway, kit
-//! and rules revision are joined, and each run whole: a shard missing or
-//! there twice would make the merged verdict speak for a suite it did not
-//! see.
+//! and rules revision are joined, and each split run whole: a shard missing
+//! or there twice would make the merged verdict speak for a suite it did
+//! not see.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -66,14 +66,14 @@ impl Summary {
     }
 }
 
-/// Refuses parts of other kits or gateways, and runs not whole: a shard
-/// missing, a shard (or an unsplit run) there twice.
+/// Refuses parts of other kits or gateways, and split runs not whole: a
+/// shard missing or there twice.
 fn check_parts(parts: &[(String, Summary)]) -> anyhow::Result<()> {
     let Some((first_origin, first)) = parts.first() else {
         return Ok(());
     };
     let mut templates: BTreeMap<&str, (&str, &str)> = BTreeMap::new();
-    // A run is known by the transports it was given commands for.
+    // A split run is known by the transports it was given commands for.
     let mut runs: BTreeMap<Vec<&str>, Vec<(&str, &Summary)>> = BTreeMap::new();
     for (origin, part) in parts {
         if part.kit != first.kit {
@@ -94,17 +94,13 @@ fn check_parts(parts: &[(String, Summary)]) -> anyhow::Result<()> {
                 }
             }
         }
-        let transports = part.gateway.keys().map(String::as_str).collect();
-        runs.entry(transports).or_default().push((origin, part));
+        if !part.shards.is_empty() {
+            let transports = part.gateway.keys().map(String::as_str).collect();
+            runs.entry(transports).or_default().push((origin, part));
+        }
     }
     for (transports, run) in runs {
         let what = format!("the {} run", transports.join(" and "));
-        if run.iter().any(|(_, part)| part.shards.is_empty()) {
-            if let [(one, _), (other, _), ..] = run.as_slice() {
-                bail!("{one} and {other} are both reports of {what}: merge each part once");
-            }
-            continue;
-        }
         let count = run[0].1.shards[0].count;
         let mut seen: BTreeMap<u32, &str> = BTreeMap::new();
         for (origin, part) in &run {
@@ -211,8 +207,9 @@ mod tests {
             error.contains("shard 2/3 of the http run is there twice"),
             "{error}"
         );
-        let unsplit = || part("http", None, summary(vec![]));
-        assert!(Summary::merge(vec![unsplit(), unsplit()]).is_err());
         assert!(Summary::merge(vec![shard(1), shard(2), shard(3)]).is_ok());
+        // Runs not split (by transport, by tags) are joined as they are.
+        let unsplit = || part("http", None, summary(vec![]));
+        assert!(Summary::merge(vec![unsplit(), unsplit()]).is_ok());
     }
 }
