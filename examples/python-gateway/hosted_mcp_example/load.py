@@ -38,7 +38,7 @@ def load(path: str) -> Document:
     document = _parse(path, text)
     _check_version(path, document)
     if not broken("TC-LOAD-006"):
-        _check_refs(path, document, document, "#")
+        _check_refs(path, text, document, document, "#")
     return document
 
 
@@ -76,20 +76,28 @@ def _check_version(path: str, document: Any) -> None:
         raise LoadError(f"{path}: #/paths: expected an object")
 
 
-def _check_refs(path: str, document: Document, node: Any, pointer: str) -> None:
-    """Fails on the first `$ref` that does not point inside the document."""
+def _check_refs(path: str, text: str, document: Document, node: Any, pointer: str) -> None:
+    """Fails on the first `$ref` that does not point inside the document,
+    naming the line where that reference is first written."""
     if isinstance(node, dict):
         ref = node.get("$ref")
         if isinstance(ref, str):
+            where = f"{path}:{_line_of(text, ref)}: {pointer}"
             if not ref.startswith("#"):
-                raise LoadError(f"{path}: {pointer}: the reference {ref} is outside the document; it is never fetched")
+                raise LoadError(f"{where}: the reference {ref} is outside the document; it is never fetched")
             if resolve_pointer(document, ref) is _MISSING:
-                raise LoadError(f"{path}: {pointer}: the reference {ref} points at nothing")
+                raise LoadError(f"{where}: the reference {ref} points at nothing")
         for key, value in node.items():
-            _check_refs(path, document, value, f"{pointer}/{_escape(str(key))}")
+            _check_refs(path, text, document, value, f"{pointer}/{_escape(str(key))}")
     elif isinstance(node, list):
         for index, value in enumerate(node):
-            _check_refs(path, document, value, f"{pointer}/{index}")
+            _check_refs(path, text, document, value, f"{pointer}/{index}")
+
+
+def _line_of(text: str, ref: str) -> int:
+    """The line (from 1) where `ref` is first written; 1 if not found as written."""
+    at = text.find(ref)
+    return text.count("\n", 0, at) + 1 if at >= 0 else 1
 
 
 def _escape(token: str) -> str:
