@@ -15,7 +15,7 @@ Choices, each the way FastMCP's documentation has a user do it:
 - The credential comes from HOSTED_MCP_CREDENTIAL and goes on the client:
   HOSTED_MCP_CREDENTIAL_IN says where (`bearer`, `basic`, `header:NAME`,
   `query:NAME`). `basic` splits the credential at its first colon into
-  httpx2's BasicAuth. When the variable is absent the scenario wants the
+  httpx2's BasicAuth (no colon: the user name, with an empty password). When the variable is absent the scenario wants the
   place derived from the document's security schemes; FastMCP does not read
   them, so the credential goes as a bearer token.
 - The client's timeout is 15 seconds, the spec's limit (httpx2's own default

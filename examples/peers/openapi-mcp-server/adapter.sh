@@ -14,7 +14,9 @@
 #
 # Where the credential goes (HOSTED_MCP_CREDENTIAL_IN, from the harness):
 #   bearer       API_HEADERS="Authorization:Bearer <credential>"
-#   basic        API_HEADERS="Authorization:Basic <base64 of the credential>"
+#   basic        API_HEADERS="Authorization:Basic <base64 of user:password>"; a
+#                credential without ':' is the user name, with an empty
+#                password (harness/LAUNCH.md)
 #   header:NAME  API_HEADERS="NAME:<credential>"
 #   query:NAME   the peer has no way to add a query parameter to its requests
 #                (headers are all it takes), so no credential is configured
@@ -49,7 +51,11 @@ credential=${HOSTED_MCP_CREDENTIAL-}
 place=${HOSTED_MCP_CREDENTIAL_IN:-bearer}
 case "$place" in
   bearer) API_HEADERS="Authorization:Bearer $credential" ;;
-  basic) API_HEADERS="Authorization:Basic $(printf '%s' "$credential" | base64 -w0)" ;;
+  basic)
+    pair=$credential
+    [[ $pair == *:* ]] || pair="$pair:"
+    API_HEADERS="Authorization:Basic $(printf '%s' "$pair" | base64 -w0)"
+    ;;
   header:*) API_HEADERS="${place#header:}:$credential" ;;
   query:*)
     API_HEADERS=
