@@ -225,6 +225,11 @@ impl McpClient {
             .collect()
     }
 
+    /// The bytes of the largest SSE event's data the session received.
+    pub fn largest_event(&self) -> usize {
+        self.wire.largest_event()
+    }
+
     /// Calls a tool; a JSON-RPC error is an outcome, not a failure. With the
     /// outcome comes the transport rule its answer broke on the way, if any.
     pub async fn call_tool(

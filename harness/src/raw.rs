@@ -25,22 +25,6 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    /// The bytes of the largest SSE event's data, when the answer was a stream.
-    pub fn largest_event(&self) -> Option<usize> {
-        let sse = self
-            .headers
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("text/event-stream"));
-        sse.then(|| {
-            sse_data(&self.body)
-                .iter()
-                .map(String::len)
-                .max()
-                .unwrap_or(0)
-        })
-    }
-
     /// The JSON-RPC `result`, or a failure that shows what came instead.
     pub fn result(&self) -> anyhow::Result<&Value> {
         self.message

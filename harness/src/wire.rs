@@ -92,6 +92,9 @@ struct Log {
     next_post: usize,
     get_stream: Option<Tail>,
     stdout: Tail,
+    /// The bytes of the largest SSE event's data received, on any stream:
+    /// the official Python SDK refuses an event over 1 MiB (TC-PROTO-009).
+    largest_event: usize,
 }
 
 /// Everything one MCP session saw; cheap to clone, shared with the transport.
@@ -129,6 +132,16 @@ impl WireLog {
                 .filter(|(index, _)| first + index >= mark.post)
                 .find_map(|(_, post)| post.violation.clone())
         })
+    }
+
+    /// The bytes of the largest SSE event's data this session received.
+    pub fn largest_event(&self) -> usize {
+        self.with(|log| log.largest_event)
+    }
+
+    fn saw_event(&self, event: &Sse) {
+        let size = event.data.as_deref().map_or(0, str::len);
+        self.with(|log| log.largest_event = log.largest_event.max(size));
     }
 
     /// Marks the present, before a call.
@@ -335,8 +348,15 @@ impl StreamableHttpClient for ObservedHttp {
                 }
                 chunk
             });
+            let log = self.log.clone();
             let events: BoxStream<'static, Result<Sse, SseError>> =
-                SseStream::from_bytes_stream(bytes).boxed();
+                SseStream::from_bytes_stream(bytes)
+                    .inspect(move |event| {
+                        if let Ok(event) = event {
+                            log.saw_event(event);
+                        }
+                    })
+                    .boxed();
             return Ok(StreamableHttpPostResponse::Sse(events, session));
         }
         let limit = if status.is_success() {
@@ -404,6 +424,7 @@ impl StreamableHttpClient for ObservedHttp {
         Ok(stream
             .map(move |event| {
                 if let Ok(event) = &event {
+                    log.saw_event(event);
                     let text = format!(
                         "event: {}\ndata: {}\n\n",
                         event.event.as_deref().unwrap_or("message"),

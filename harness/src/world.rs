@@ -374,6 +374,12 @@ impl GatewayWorld {
             .context("the gateway announced no protocol version")
     }
 
+    /// The bytes of the largest SSE event's data the scenario's MCP session
+    /// received (TC-PROTO-009).
+    pub async fn largest_sse_event(&mut self) -> anyhow::Result<usize> {
+        Ok(self.session().await?.largest_event())
+    }
+
     /// Every tool the gateway lists, as JSON.
     pub async fn list_tools(&mut self) -> anyhow::Result<Vec<Value>> {
         self.session().await?.list_tools().await

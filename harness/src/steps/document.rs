@@ -47,6 +47,12 @@ async fn generated_document(world: &mut GatewayWorld, count: usize, length: usiz
     Ok(())
 }
 
+#[when("the client lists the tools")]
+async fn the_client_lists(world: &mut GatewayWorld) -> StepResult {
+    world.list_tools().await?;
+    Ok(())
+}
+
 #[when("the gateway starts")]
 async fn the_gateway_starts(world: &mut GatewayWorld) -> StepResult {
     world.put_start_under_test();
