@@ -424,5 +424,20 @@ fn string_field(object: &serde_json::Map<String, Value>, key: &str) -> Option<St
     object.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
+/// A list of strings as written (tags, media types); anything else in it is
+/// passed over.
+fn string_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests;

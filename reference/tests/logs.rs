@@ -232,15 +232,7 @@ async fn a_refused_host_or_origin_names_the_option_that_accepts_it(
         text.contains(option),
         "the answer {text:?} names no {option}"
     );
-    terminate(&child);
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("piped")
-        .read_to_string(&mut stderr)
-        .expect("stderr");
-    let _ = child.wait();
+    let stderr = stop_and_read_stderr(&mut child);
     let refusals: Vec<&str> = stderr
         .lines()
         .filter(|line| line.contains("refused"))
@@ -271,16 +263,7 @@ fn start_up_log(name: &str, document: &str, credential: Option<&str>) -> String 
     }
     let mut child = command.spawn().expect("the gateway starts");
     wait_listening(port);
-    terminate(&child);
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("piped")
-        .read_to_string(&mut stderr)
-        .expect("stderr");
-    let _ = child.wait();
-    stderr
+    stop_and_read_stderr(&mut child)
 }
 
 fn lines_with<'a>(log: &'a str, words: &str) -> Vec<&'a str> {
@@ -382,4 +365,18 @@ fn the_operator_chooses_the_tools_and_hears_of_a_selector_that_names_nothing() {
         .expect("the gateway runs");
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("must be from 16 to 128"));
+}
+
+/// SIGTERM to a gateway whose stderr is piped, and all it wrote there.
+fn stop_and_read_stderr(child: &mut std::process::Child) -> String {
+    terminate(child);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("piped")
+        .read_to_string(&mut stderr)
+        .expect("stderr");
+    let _ = child.wait();
+    stderr
 }

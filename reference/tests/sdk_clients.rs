@@ -82,12 +82,17 @@ struct HttpGateway {
 }
 
 impl HttpGateway {
+    /// The petstore fixture in front of nothing (the discard port).
     fn start() -> Self {
+        Self::serving(&fixture(), "http://127.0.0.1:9")
+    }
+
+    fn serving(document: &std::path::Path, base_url: &str) -> Self {
         let port = free_port();
         let child = Command::new(GATEWAY)
             .args(["serve", "--openapi"])
-            .arg(fixture())
-            .args(["--base-url", "http://127.0.0.1:9", "--listen"])
+            .arg(document)
+            .args(["--base-url", base_url, "--listen"])
             .arg(format!("127.0.0.1:{port}"))
             .env("HOSTED_MCP_CREDENTIAL", "python-client-test")
             .stdout(Stdio::null())
@@ -151,18 +156,7 @@ fn list_and_call_everywhere(
     tool: &str,
     arguments: &Value,
 ) -> serde_json::Map<String, Value> {
-    let port = free_port();
-    let mut child = Command::new(GATEWAY)
-        .args(["serve", "--openapi"])
-        .arg(document)
-        .args(["--base-url", base_url, "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
-        .env("HOSTED_MCP_CREDENTIAL", "python-client-test")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the gateway starts");
-    wait_listening(port);
+    let gateway = HttpGateway::serving(document, base_url);
     let mut seen = serde_json::Map::new();
     let clients = [
         (
@@ -179,7 +173,7 @@ fn list_and_call_everywhere(
     for (sdk, mut command, script) in clients {
         let output = command
             .arg(script)
-            .arg(format!("http://127.0.0.1:{port}/mcp"))
+            .arg(&gateway.url)
             .args([
                 tool,
                 &arguments.to_string(),
@@ -204,8 +198,7 @@ fn list_and_call_everywhere(
             seen.insert(format!("{sdk} {way}"), answer.clone());
         }
     }
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(gateway);
     // Python: both eras over HTTP, the handshake over stdio; TypeScript:
     // both eras over both.
     assert_eq!(seen.len(), 7, "every era and transport: {:?}", seen.keys());

@@ -5,8 +5,8 @@ use serde_json::{Map, Value};
 use super::files::Holes;
 use super::pointer::{follow, DocPath};
 use super::{
-    string_field, LoadError, MediaType, Method, Operation, Parameter, ParameterLocation,
-    RequestBody,
+    string_field, string_list, LoadError, MediaType, Method, Operation, Parameter,
+    ParameterLocation, RequestBody,
 };
 
 /// Reads operations out of a 3.x-shaped document, collecting what it skips.
@@ -219,19 +219,4 @@ fn first_media_schema(content: Option<&Value>) -> Option<Value> {
         .next()?
         .get("schema")
         .cloned()
-}
-
-/// A list of strings as written; anything else in it is passed over (tags
-/// only select tools, they never change one).
-fn string_list(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
 }

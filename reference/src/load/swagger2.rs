@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 
 use super::files::Holes;
 use super::pointer::{follow, DocPath};
-use super::{LoadError, Method};
+use super::{string_list, LoadError, Method};
 
 /// Swagger 2.0 keywords that describe a non-body parameter's value, and mean the
 /// same in a 3.0 schema.
@@ -362,19 +362,6 @@ fn retarget_definition_refs(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(retarget_definition_refs),
         _ => {}
     }
-}
-
-fn string_list(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn is_required(parameter: &Value) -> bool {
