@@ -501,7 +501,7 @@ pub fn expected_credential(
             name: "authorization".to_owned(),
             value: format!(
                 "Basic {}",
-                base64::engine::general_purpose::STANDARD.encode(credential)
+                base64::engine::general_purpose::STANDARD.encode(basic_pair(credential))
             ),
         },
         CredentialPlacement::Header(name) => Expected::Header {
@@ -691,7 +691,7 @@ pub fn credential_forms(credential: &str, basic: bool) -> Vec<String> {
     let json = json[1..json.len() - 1].to_owned();
     let mut forms = vec![credential.to_owned(), percent, json];
     if basic {
-        forms.push(base64::engine::general_purpose::STANDARD.encode(credential));
+        forms.push(base64::engine::general_purpose::STANDARD.encode(basic_pair(credential)));
     }
     forms
 }
@@ -817,4 +817,16 @@ pub fn body_with_forms(
         }
     }
     Ok(body)
+}
+
+/// The `user:password` a basic credential stands for (TC-REQ-014, ruling
+/// of 2026-12-02): a credential without `:` is the user name with an empty
+/// password. Written here, not taken from the gateway, so the oracle stays
+/// its own.
+fn basic_pair(credential: &str) -> String {
+    if credential.contains(':') {
+        credential.to_owned()
+    } else {
+        format!("{credential}:")
+    }
 }
