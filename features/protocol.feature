@@ -35,6 +35,12 @@ Feature: Protocol
       | listPets |
       | getPet   |
 
+  @TC-PROTO-001 @stdio
+  Scenario: Over stdio, stdout carries nothing but MCP messages
+    Given the upstream answers every request with status 200
+    When the client calls "getPet" with {"petId": "7"}
+    Then the gateway wrote nothing on stdout but MCP messages
+
   @TC-PROTO-002
   Scenario Outline: A client of the initialize era with protocol <version>
     Given the client uses the initialize handshake with protocol version "<version>"

@@ -230,6 +230,12 @@ impl McpClient {
         self.wire.largest_event()
     }
 
+    /// The lines on a stdio gateway's stdout that were not JSON-RPC messages:
+    /// how many, and the first.
+    pub fn stdout_strays(&self) -> (usize, Option<String>) {
+        self.wire.stdout_strays()
+    }
+
     /// Calls a tool; a JSON-RPC error is an outcome, not a failure. With the
     /// outcome comes the transport rule its answer broke on the way, if any.
     pub async fn call_tool(

@@ -92,6 +92,8 @@ struct Log {
     next_post: usize,
     get_stream: Option<Tail>,
     stdout: Tail,
+    /// What stdout carried line by line: MCP messages, or anything else.
+    stdout_lines: StdoutLines,
     /// The bytes of the largest SSE event's data received, on any stream:
     /// the official Python SDK refuses an event over 1 MiB (TC-PROTO-009).
     largest_event: usize,
@@ -137,6 +139,17 @@ impl WireLog {
     /// The bytes of the largest SSE event's data this session received.
     pub fn largest_event(&self) -> usize {
         self.with(|log| log.largest_event)
+    }
+
+    /// The lines on a stdio gateway's stdout so far that were not a JSON-RPC
+    /// message: how many, and the first of them.
+    pub fn stdout_strays(&self) -> (usize, Option<String>) {
+        self.with(|log| {
+            (
+                log.stdout_lines.strays,
+                log.stdout_lines.first_stray.clone(),
+            )
+        })
     }
 
     fn saw_event(&self, event: &Sse) {
@@ -465,6 +478,56 @@ impl ObservedHttp {
     }
 }
 
+/// Judges a stdio gateway's stdout line by line: each line must be one
+/// JSON-RPC message (TC-PROTO-001). rmcp's client skips a line it cannot
+/// read, the official Python SDK's fails on it, so a banner or a log line
+/// on stdout is seen here or nowhere.
+#[derive(Debug, Default)]
+struct StdoutLines {
+    /// The line under way, up to its newline.
+    line: Vec<u8>,
+    strays: usize,
+    first_stray: Option<String>,
+}
+
+/// The one field every JSON-RPC message has; reading it into this also
+/// checks that the whole line is one JSON object.
+#[derive(serde::Deserialize)]
+struct JsonRpc<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
+}
+
+impl StdoutLines {
+    fn feed(&mut self, mut bytes: &[u8]) {
+        while let Some(end) = bytes.iter().position(|&b| b == b'\n') {
+            self.line.extend_from_slice(&bytes[..end]);
+            let line = std::mem::take(&mut self.line);
+            self.judge(&line);
+            bytes = &bytes[end + 1..];
+        }
+        self.line.extend_from_slice(bytes);
+    }
+
+    fn judge(&mut self, line: &[u8]) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let message = serde_json::from_slice::<JsonRpc>(line);
+        if message.is_ok_and(|m| m.jsonrpc == "2.0") {
+            return;
+        }
+        self.strays += 1;
+        if self.first_stray.is_none() {
+            let text = String::from_utf8_lossy(line);
+            let shown: String = text.chars().take(200).collect();
+            self.first_stray = Some(if shown.len() < text.len() {
+                format!("{shown}…")
+            } else {
+                shown
+            });
+        }
+    }
+}
+
 /// A stdio gateway's stdout, read by the MCP client and logged on the way.
 pub struct Tap<R> {
     inner: R,
@@ -487,7 +550,10 @@ impl<R: AsyncRead + Unpin> AsyncRead for Tap<R> {
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
         let new = &buf.filled()[before..];
         if !new.is_empty() {
-            self.log.with(|log| log.stdout.push(new));
+            self.log.with(|log| {
+                log.stdout.push(new);
+                log.stdout_lines.feed(new);
+            });
         }
         polled
     }
@@ -524,6 +590,17 @@ mod tests {
         assert_eq!(tail.total, KEEP + 3);
         assert!(tail.show().starts_with("[… 3 bytes before …]"));
         assert!(tail.show().ends_with("END"));
+    }
+
+    #[test]
+    fn tells_messages_from_other_lines_on_stdout() {
+        let mut lines = StdoutLines::default();
+        lines.feed(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r\n{\"jsonrpc\":");
+        lines.feed(b"\"2.0\",\"method\":\"x\"}\n");
+        assert_eq!((lines.strays, lines.first_stray.as_deref()), (0, None));
+        lines.feed(b"Gateway listening\n\n{\"jsonrpc\":\"1.0\"}\n{\"jsonrpc\":\"2.0\"} x\n");
+        assert_eq!(lines.strays, 4);
+        assert_eq!(lines.first_stray.as_deref(), Some("Gateway listening"));
     }
 
     #[test]

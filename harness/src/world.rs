@@ -380,6 +380,15 @@ impl GatewayWorld {
         Ok(self.session().await?.largest_event())
     }
 
+    /// The lines the stdio gateway wrote on stdout that were not JSON-RPC
+    /// messages: how many, and the first (TC-PROTO-001).
+    pub async fn stdout_strays(&mut self) -> anyhow::Result<(usize, Option<String>)> {
+        if self.transport() != Transport::Stdio {
+            bail!("only a stdio gateway has its stdout read");
+        }
+        Ok(self.session().await?.stdout_strays())
+    }
+
     /// Every tool the gateway lists, as JSON.
     pub async fn list_tools(&mut self) -> anyhow::Result<Vec<Value>> {
         self.session().await?.list_tools().await

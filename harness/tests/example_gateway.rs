@@ -171,13 +171,17 @@ impl Drop for ForkServer {
     }
 }
 
-/// The broken variants, from the gateway itself: rule ID -> what breaks.
-fn variants() -> BTreeMap<String, String> {
-    let output = checked(
-        Command::new(python())
-            .env("PYTHONPATH", gateway_dir())
-            .args(["-m", "hosted_mcp_example", "--list-breaks"]),
-    );
+/// The broken variants judged over `transport`, from the gateway itself:
+/// rule ID -> what breaks.
+fn variants(transport: &str) -> BTreeMap<String, String> {
+    let mut command = Command::new(python());
+    command
+        .env("PYTHONPATH", gateway_dir())
+        .args(["-m", "hosted_mcp_example", "--list-breaks"]);
+    if transport == "stdio" {
+        command.arg("--stdio");
+    }
+    let output = checked(&mut command);
     serde_json::from_slice(&output.stdout).expect("--list-breaks prints a JSON object")
 }
 
@@ -421,6 +425,15 @@ fn the_python_gateway_passes_over_stdio() {
         let run = run_harness(&name, launch, "stdio", &features(section), None);
         assert_passes(&name, &run);
     }
+    // The variants only a stdio client can see, each on its section.
+    let wrong: Vec<String> = variants("stdio")
+        .iter()
+        .filter_map(|(rule, what)| {
+            let baseline_misses = BTreeSet::new();
+            judge_variant(&fork, "stdio", rule, what, &baseline_misses).1
+        })
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]
@@ -434,7 +447,7 @@ fn the_python_gateway_passes_over_http_and_each_variant_fails_its_rule_only() {
     let only: Option<BTreeSet<String>> = std::env::var("EXAMPLE_GATEWAY_VARIANTS")
         .ok()
         .map(|list| list.split(',').map(|s| s.trim().to_owned()).collect());
-    let mut queue: Vec<(String, String)> = variants()
+    let mut queue: Vec<(String, String)> = variants("http")
         .into_iter()
         .filter(|(rule, _)| only.as_ref().is_none_or(|only| only.contains(rule)))
         .collect();
@@ -454,7 +467,7 @@ fn the_python_gateway_passes_over_http_and_each_variant_fails_its_rule_only() {
                 else {
                     break;
                 };
-                let judged = judge_variant(&fork, &rule, &what, &baseline_misses);
+                let judged = judge_variant(&fork, "http", &rule, &what, &baseline_misses);
                 results
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
@@ -500,19 +513,21 @@ fn slowest_scenario_per_section(report: &Value) -> BTreeMap<String, f64> {
     slowest
 }
 
-/// Runs the variant that breaks `rule` on its rule's section: its timing
-/// line, and what is wrong if the run did not fail exactly that rule.
+/// Runs the variant that breaks `rule` on its rule's section over
+/// `transport`: its timing line, and what is wrong if the run did not fail
+/// exactly that rule.
 fn judge_variant(
     fork: &ForkServer,
+    transport: &str,
     rule: &str,
     what: &str,
     baseline_misses: &BTreeSet<String>,
 ) -> (String, Option<String>) {
     let section = section_of(rule);
     let run = run_harness(
-        &format!("break-{rule}"),
+        &format!("break-{rule}-{transport}"),
         Launch::Fork(fork),
-        "http",
+        transport,
         &features(section),
         Some(rule),
     );

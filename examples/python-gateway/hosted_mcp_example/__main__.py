@@ -26,13 +26,17 @@ def main(argv: list[str] | None = None) -> int:
     transport.add_argument("--port", type=int, help="serve Streamable HTTP at http://HOST:PORT/mcp")
     transport.add_argument("--stdio", action="store_true", help="speak MCP on stdin and stdout")
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
-    parser.add_argument("--list-breaks", action="store_true", help="print the broken variants as JSON and exit")
+    parser.add_argument(
+        "--list-breaks",
+        action="store_true",
+        help="print the broken variants as JSON and exit (with --stdio, those judged over stdio)",
+    )
     args = parser.parse_args(argv)
 
     if args.list_breaks:
-        from .breaks import BREAKS
+        from .breaks import BREAKS, STDIO_BREAKS
 
-        print(json.dumps(BREAKS, indent=2))
+        print(json.dumps(STDIO_BREAKS if args.stdio else BREAKS, indent=2))
         return 0
     if not args.openapi or not args.base_url or (args.port is None and not args.stdio):
         parser.error("--openapi, --base-url and one of --port or --stdio are needed")

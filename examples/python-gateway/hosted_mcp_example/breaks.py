@@ -59,6 +59,12 @@ BREAKS: dict[str, str] = {
     "TC-MASK-007": "the gateway's own delivery errors show the URL unmasked",
 }
 
+#: Rule ID -> what the variant does wrong, for the variants that only a stdio
+#: client can see (`--list-breaks --stdio` prints them).
+STDIO_BREAKS: dict[str, str] = {
+    "TC-PROTO-001": "a banner line goes to stdout before the first message",
+}
+
 
 def broken(rule: str) -> bool:
     """Whether this process runs the variant that breaks `rule`."""

@@ -143,6 +143,8 @@ async def serve_stdio(gateway: Gateway) -> None:
     from mcp.server.stdio import stdio_server
 
     server = gateway.server()
+    if broken("TC-PROTO-001"):
+        print("hosted_mcp_example: serving MCP on stdio", flush=True)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 

@@ -220,6 +220,20 @@ async fn no_event_over_a_mebibyte(world: &mut GatewayWorld) -> StepResult {
     Ok(())
 }
 
+/// Over stdio, stdout is the message channel: a banner or a log line there
+/// is read by the client as a broken message (TC-PROTO-001).
+#[then("the gateway wrote nothing on stdout but MCP messages")]
+async fn stdout_only_messages(world: &mut GatewayWorld) -> StepResult {
+    if let (strays @ 1.., first) = world.stdout_strays().await? {
+        fail!(
+            "{strays} line(s) on stdout were not JSON-RPC messages, the first: {:?}; \
+             over stdio, stdout carries MCP messages only (logs go to stderr)",
+            first.unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
 /// Whether the revision is offered at all is TC-PROTO-003's matter; where
 /// it is not, no POST of that revision has a result to carry.
 #[then("where the 2026-07-28 revision is offered, the answer to the POST carries the tool result")]
