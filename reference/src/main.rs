@@ -391,7 +391,6 @@ fn serve(args: ServeArgs) -> Result<(), String> {
                         tools = tool_count,
                         deprecated_left_out = deprecated,
                         not_chosen = unselected,
-                    not_chosen = unselected,
                         document = %args.openapi.display(),
                         base_url = %args.base_url,
                         credential = %credential_goes,

@@ -306,6 +306,16 @@ paths:
     ] {
         assert!(serving[0].contains(fact), "{fact} not in {}", serving[0]);
     }
+    // Each fact once: a field written twice reads as two different facts.
+    let mut fields: Vec<&str> = serving[0]
+        .split_whitespace()
+        .filter_map(|word| Some(word.split_once('=')?.0))
+        .filter(|name| name.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        .collect();
+    let all = fields.len();
+    fields.sort_unstable();
+    fields.dedup();
+    assert_eq!(fields.len(), all, "a field repeats in {}", serving[0]);
     assert_eq!(lines_with(&log, "only 1 characters long").len(), 1, "{log}");
     let not_json = lines_with(&log, "not JSON");
     assert_eq!(not_json.len(), 1, "{log}");
