@@ -69,7 +69,7 @@ pub fn features_folder() -> io::Result<PathBuf> {
 }
 
 /// How a feature file is named in reports: `features/NAME` for the embedded
-/// ones, else relative to the working directory where it can be.
+/// ones, else relative to the working directory when inside it, else whole.
 pub fn display_path(path: &Path, features: &Path, embedded: bool) -> String {
     if embedded {
         if let Ok(inner) = path.strip_prefix(features) {
@@ -83,22 +83,13 @@ pub fn display_path(path: &Path, features: &Path, embedded: bool) -> String {
     }
 }
 
-/// `path` relative to `base`, going up with `..` where needed.
+/// `path` relative to `base` when it lies inside it and `base` is not the root.
 fn relative(path: &Path, base: &Path) -> Option<PathBuf> {
     let path = path.canonicalize().ok()?;
     let base = base.canonicalize().ok()?;
-    let common = path
-        .components()
-        .zip(base.components())
-        .take_while(|(a, b)| a == b)
-        .count();
-    if common == 0 {
-        return None;
-    }
-    let ups = base.components().count() - common;
-    let mut out: PathBuf = std::iter::repeat_n("..", ups).collect();
-    out.extend(path.components().skip(common));
-    Some(out)
+    // The root's relative paths read as ones missing their `/`.
+    base.parent()?;
+    path.strip_prefix(&base).ok().map(Path::to_path_buf)
 }
 
 #[cfg(test)]

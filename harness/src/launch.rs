@@ -122,6 +122,18 @@ impl Template {
     }
 }
 
+impl Template {
+    /// The template as a shell command line, each word quoted where needed,
+    /// for a line the reader can paste back.
+    pub fn shell_text(&self) -> String {
+        self.words
+            .iter()
+            .map(|word| shell_quoted(word))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 impl fmt::Display for Template {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.words.join(" "))
@@ -375,7 +387,7 @@ impl Invocation {
 }
 
 /// A word as a shell reads it back: quoted when it holds anything special.
-fn shell_quoted(word: &str) -> String {
+pub fn shell_quoted(word: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=@%+,{}".contains(c);
     if !word.is_empty() && word.chars().all(plain) {
         word.to_owned()
@@ -594,6 +606,11 @@ impl Gateway {
     }
 
     /// The MCP endpoint of an HTTP gateway.
+    /// How this gateway was launched.
+    pub fn invocation(&self) -> &Invocation {
+        &self.invocation
+    }
+
     pub fn mcp_url(&self) -> Option<String> {
         self.port.map(|port| format!("http://127.0.0.1:{port}/mcp"))
     }

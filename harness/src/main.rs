@@ -5,9 +5,9 @@ use std::{path::PathBuf, process::ExitCode, time::Duration};
 use clap::{Args, Parser, Subcommand};
 use hosted_mcp_conformance::{
     kit,
-    launch::{default_launches, Target, Template, Transport, DEFAULT_START_TIMEOUT},
+    launch::{default_launches, shell_quoted, Target, Template, Transport, DEFAULT_START_TIMEOUT},
     report::{ExpectedEntry, ExpectedFailures, Shard, EXIT_USAGE},
-    run::{merge, read_parts, run, Options, Reports},
+    run::{self, merge, read_parts, run, Options, Reports},
     suite::Suite,
 };
 
@@ -109,6 +109,18 @@ struct RunArgs {
     /// scenario, for a CI matrix; join the parts' --json reports with `merge`.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     shard: Option<Shard>,
+
+    /// Run only the scenario at this place, written as reports write it
+    /// (`features/answer.feature:58`); may be given more than once. Each
+    /// failure in a report ends with the command that reruns it this way.
+    #[arg(long, value_name = "FILE:LINE")]
+    scenario: Vec<String>,
+
+    /// Keep every scenario's document (and the files beside it) in DIR, one
+    /// folder per scenario. Without it, only failing scenarios' files are
+    /// kept, in a folder of the temporary directory; reports give the path.
+    #[arg(long, value_name = "DIR")]
+    keep: Option<PathBuf>,
 
     /// How many scenarios run at once.
     #[arg(long, value_name = "N", default_value_t = 32)]
@@ -270,6 +282,8 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
             None => Suite::read(&kit::features_folder()?),
         })
         .map_err(usage)?;
+    let scenarios = run::places(&args.scenario, args.features.as_deref()).map_err(usage)?;
+    let rerun = rerun_command(&args);
     let options = Options {
         target,
         transport: args.transport,
@@ -286,8 +300,39 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
             .max_failures
             .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         verbose: args.verbose,
+        scenarios,
+        keep: args.keep,
+        rerun,
     };
     run(options).await.map_err(failure)
+}
+
+/// The command line that reruns one scenario of this run: the same gateway,
+/// transport, features and start-up window, and no reports; the recorder
+/// adds `--scenario PLACE`.
+fn rerun_command(args: &RunArgs) -> String {
+    let mut words = vec!["hosted-mcp-conformance".to_owned()];
+    let mut option = |name: &str, value: &str| {
+        words.push(name.to_owned());
+        words.push(shell_quoted(value));
+    };
+    if let Some(gateway) = &args.gateway {
+        option("--gateway", gateway);
+    }
+    if let Some(stdio) = &args.stdio_gateway {
+        option("--stdio-gateway", stdio);
+    }
+    if args.transport != Transport::Http {
+        option("--transport", args.transport.name());
+    }
+    if let Some(folder) = &args.features {
+        let folder = folder.canonicalize().unwrap_or_else(|_| folder.clone());
+        option("--features", &folder.display().to_string());
+    }
+    if args.start_timeout != DEFAULT_START_TIMEOUT.as_secs_f64() {
+        option("--start-timeout", &args.start_timeout.to_string());
+    }
+    words.join(" ")
 }
 
 fn usage(error: anyhow::Error) -> u8 {

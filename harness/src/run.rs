@@ -14,7 +14,7 @@ use std::{
 
 use anyhow::Context as _;
 use cucumber::{
-    cli, gherkin,
+    cli, event, gherkin,
     gherkin::tagexpr::TagOperation,
     tag::Ext as _,
     writer::{self, Coloring, Verbosity},
@@ -28,8 +28,9 @@ use crate::{
     launch::{Launcher, Target, Transport},
     placement,
     report::{
-        recorder::Origin, Elsewhere, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport,
-        Shard, Status, Summary,
+        recorder::{LeftBehind, Origin},
+        Elsewhere, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport, Shard, Status,
+        Summary,
     },
     world::GatewayWorld,
 };
@@ -57,6 +58,14 @@ pub struct Options {
     pub max_failures: Option<usize>,
     /// Every step of every scenario, as cucumber prints them.
     pub verbose: bool,
+    /// Only the scenarios at these places: a feature file's canonical path
+    /// and a line (see [`places`]).
+    pub scenarios: Vec<(PathBuf, usize)>,
+    /// Where each scenario's document and files are kept: every scenario's
+    /// when given, else a failing one's in a folder of the temporary directory.
+    pub keep: Option<PathBuf>,
+    /// The command that reruns a scenario of this run, but for its place.
+    pub rerun: String,
 }
 
 /// Where to write reports besides the terminal.
@@ -111,6 +120,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         let in_other_shards = Arc::clone(&in_other_shards);
         let origin = origin.clone();
         let tags = options.tags;
+        let places = options.scenarios;
         let shard = options.shard;
         move |feature: &gherkin::Feature,
               rule: Option<&gherkin::Rule>,
@@ -122,6 +132,15 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                 .chain(&scenario.tags);
             if !tags.as_ref().is_none_or(|t| t.eval(all_tags)) {
                 return false;
+            }
+            if !places.is_empty() {
+                let file = feature.path.as_deref().and_then(|p| p.canonicalize().ok());
+                let here = |(path, line): &(PathBuf, usize)| {
+                    Some(path) == file.as_ref() && *line == scenario.position.line
+                };
+                if !places.iter().any(here) {
+                    return false;
+                }
             }
             if let Some(shard) = shard {
                 if !in_shard(feature, scenario, shard) {
@@ -171,8 +190,25 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         .verbose
         .then(|| writer::Basic::raw(io::stdout(), Coloring::Auto, Verbosity::Default).normalized());
     let progress = Progress::new(Arc::clone(&selected), options.verbose);
-    let recorder = Recorder::new(summary, origin, progress, verbose_writer, health);
-    let codes_seen = recorder.codes_seen();
+    let recorder = Recorder::new(
+        summary,
+        origin,
+        progress,
+        verbose_writer,
+        health,
+        options.rerun,
+    );
+    let after_scenario = recorder.after_scenario();
+    let (keep_root, keep_all) = match options.keep {
+        Some(folder) => (folder, true),
+        None => (
+            std::env::temp_dir().join(format!(
+                "hosted-mcp-conformance-kept-{}",
+                std::process::id()
+            )),
+            false,
+        ),
+    };
     let recorder = recorder.assert_normalized();
     let default_transport = options.transport;
     let finished = GatewayWorld::cucumber()
@@ -188,10 +224,26 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             );
             async {}.boxed_local()
         })
-        .after(move |feature, _, scenario, _, world| {
+        .after(move |feature, _, scenario, finished, world| {
             if let Some(world) = world {
-                codes_seen.record(feature, scenario, world.codes_seen());
                 world.teardown();
+                let passed = matches!(finished, event::ScenarioFinished::StepPassed);
+                let kept = (keep_all || !passed)
+                    .then(|| world.keep_files(&keep_root.join(kept_name(feature, scenario))))
+                    .and_then(|kept| {
+                        kept.unwrap_or_else(|error| {
+                            eprintln!("hosted-mcp-conformance: {error:#}");
+                            None
+                        })
+                    });
+                after_scenario.record(
+                    feature,
+                    scenario,
+                    LeftBehind {
+                        codes: world.codes_seen(),
+                        kept,
+                    },
+                );
             }
             async {}.boxed_local()
         })
@@ -240,6 +292,102 @@ async fn without_start(summary: &mut Summary, launcher: Arc<Launcher>) -> anyhow
         summary.not_judged_without_start(cause);
     }
     Ok(())
+}
+
+/// The `--scenario` places (`features/answer.feature:58`, as reports write
+/// them; `features/` is the embedded suite unless `features` is given) as a
+/// feature file's canonical path and a line.
+pub fn places(
+    places: &[String],
+    features: Option<&std::path::Path>,
+) -> anyhow::Result<Vec<(PathBuf, usize)>> {
+    let embedded = match (features, places.is_empty()) {
+        (None, false) => Some(kit::features_folder()?),
+        _ => None,
+    };
+    places
+        .iter()
+        .map(|place| {
+            let (file, line) = place
+                .rsplit_once(':')
+                .and_then(|(file, line)| Some((file, line.parse().ok()?)))
+                .with_context(|| {
+                    format!("--scenario {place}: write it FILE:LINE, as reports do")
+                })?;
+            let path = match (file.strip_prefix("features/"), &embedded) {
+                (Some(inner), Some(folder)) => folder.join(inner),
+                _ => PathBuf::from(file),
+            };
+            let path = path
+                .canonicalize()
+                .with_context(|| format!("--scenario {place}: no feature file {file}"))?;
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("--scenario {place}: cannot read {file}"))?;
+            let lines = scenario_lines(&text);
+            if !lines.contains(&line) {
+                let before = lines.iter().rev().find(|&&l| l < line);
+                let after = lines.iter().find(|&&l| l > line);
+                let nearest: Vec<String> = before
+                    .into_iter()
+                    .chain(after)
+                    .map(|l| format!("{file}:{l}"))
+                    .collect();
+                anyhow::bail!(
+                    "--scenario {place}: no scenario starts on that line; the nearest: {}",
+                    if nearest.is_empty() {
+                        "none, the file has no scenario".to_owned()
+                    } else {
+                        nearest.join(", ")
+                    }
+                );
+            }
+            Ok((path, line))
+        })
+        .collect()
+}
+
+/// The lines a scenario of `feature` (Gherkin text) is known by: each
+/// `Scenario:` line, and each example row of an outline.
+fn scenario_lines(feature: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    // In an Examples table: whether its header row has been read.
+    let mut examples: Option<bool> = None;
+    for (index, line) in feature.lines().enumerate() {
+        let text = line.trim();
+        if text.is_empty() || text.starts_with('#') {
+            continue;
+        }
+        let keyword = text.split(':').next().unwrap_or_default();
+        if text.starts_with('|') {
+            match examples {
+                Some(true) => lines.push(index + 1),
+                Some(false) => examples = Some(true),
+                None => {}
+            }
+        } else if matches!(keyword, "Examples" | "Scenarios") {
+            examples = Some(false);
+        } else if matches!(keyword, "Scenario" | "Example") {
+            lines.push(index + 1);
+            examples = None;
+        } else if !text.starts_with('@') {
+            examples = None;
+        }
+    }
+    lines
+}
+
+/// The folder a scenario's files are kept in: `protocol.feature-129-x`,
+/// unique within a run, since no two scenarios share a file and line.
+fn kept_name(feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> String {
+    let file = feature
+        .path
+        .as_ref()
+        .and_then(|p| p.file_name())
+        .map_or_else(
+            || feature.name.clone(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+    format!("{file}-{}", scenario.position.line)
 }
 
 /// The tag prefix of the naming rules.

@@ -23,7 +23,7 @@ use wiremock::{matchers::any, Mock, ResponseTemplate};
 use crate::{
     client::{CallOutcome, Era, McpClient},
     health::Refusal,
-    launch::{Gateway, Launch, Launcher, StartFailure, Transport},
+    launch::{Gateway, Invocation, Launch, Launcher, StartFailure, Transport},
     naming, placement,
     raw::RawHttp,
 };
@@ -103,7 +103,15 @@ pub struct GatewayWorld {
     /// Every error code the scenario's calls carried (see [`CallOutcome::codes`]).
     codes_seen: BTreeSet<String>,
     raw: Option<RawHttp>,
+    /// The folder of the running gateway's document.
     dir: Option<ScenarioDir>,
+    /// The folder of the last gateway's document, kept after teardown so a
+    /// failing scenario's files can be kept for the reader.
+    finished_dir: Option<ScenarioDir>,
+    /// How the latest gateway was launched.
+    launched_as: Option<Invocation>,
+    /// Each tool call the scenario made and what came back, in order.
+    calls: Vec<String>,
     /// Whether a tool the gateway names otherwise is found by its operation:
     /// not in the naming rules' own scenarios.
     resolve_names: bool,
@@ -147,6 +155,10 @@ pub struct Diagnostics {
     pub stderr: String,
     /// Every request the mock upstream received, as text.
     pub upstream: Vec<String>,
+    /// How the latest gateway was launched.
+    pub launch: Option<Invocation>,
+    /// Each tool call made and what came back.
+    pub calls: Vec<String>,
     /// What else the reader should know (a tool found under another name).
     pub notes: Vec<String>,
 }
@@ -203,6 +215,9 @@ impl GatewayWorld {
             codes_seen: BTreeSet::new(),
             raw: None,
             dir: None,
+            finished_dir: None,
+            launched_as: None,
+            calls: Vec::new(),
             resolve_names: true,
             renamed: HashMap::new(),
             notes: Vec::new(),
@@ -242,8 +257,21 @@ impl GatewayWorld {
         }
         self.raw = None;
         self.running = None;
-        self.dir = None;
+        if let Some(dir) = self.dir.take() {
+            self.finished_dir = Some(dir);
+        }
         self.slot = None;
+    }
+
+    /// Moves the folder of the scenario's last gateway (its document and the
+    /// files beside it) to `into`, so it outlives the run: where it was, and
+    /// where it is now; `None` when the scenario launched nothing.
+    pub(crate) fn keep_files(&mut self, into: &Path) -> anyhow::Result<Option<(PathBuf, PathBuf)>> {
+        let Some(dir) = self.finished_dir.take().or_else(|| self.dir.take()) else {
+            return Ok(None);
+        };
+        let was = dir.path.clone();
+        dir.move_to(into).map(|now| Some((was, now)))
     }
 
     /// Puts starting itself under test: a gateway that exits at start-up in
@@ -282,6 +310,8 @@ impl GatewayWorld {
         Diagnostics {
             not_judged,
             not_run,
+            launch: self.launched_as.clone(),
+            calls: self.calls.clone(),
             notes: self.notes.clone(),
             stderr,
             upstream: self
@@ -446,10 +476,12 @@ impl GatewayWorld {
         arguments: Value,
     ) -> anyhow::Result<&CallOutcome> {
         let name = self.tool_name(name).await?;
+        let request = call_request(&name, &arguments);
         let session = self.session().await?;
         let started = Instant::now();
-        let (outcome, broken) = session.call_tool(&name, arguments).await?;
+        let called = session.call_tool(&name, arguments).await;
         self.last_call_took = Some(started.elapsed());
+        let (outcome, broken) = self.record_call(request, called)?;
         self.note_transport(broken);
         Ok(self.keep_outcome(outcome))
     }
@@ -463,14 +495,32 @@ impl GatewayWorld {
         headers: &[(String, String)],
     ) -> anyhow::Result<&CallOutcome> {
         let name = self.tool_name(name).await?;
+        let request = call_request(&name, &arguments);
         let url = self.mcp_url().await?;
         let client =
             McpClient::over_http(&url, &self.era, headers, crate::client::CONNECT_TIMEOUT).await?;
         let called = client.call_tool(&name, arguments).await;
         client.close().await;
-        let (outcome, broken) = called?;
+        let (outcome, broken) = self.record_call(request, called)?;
         self.note_transport(broken);
         Ok(self.keep_outcome(outcome))
+    }
+
+    /// Keeps a call and its answer (or why none came) for the report.
+    fn record_call(
+        &mut self,
+        request: String,
+        called: anyhow::Result<(CallOutcome, Option<String>)>,
+    ) -> anyhow::Result<(CallOutcome, Option<String>)> {
+        let answer = match &called {
+            Ok((outcome, _)) => clip_chars(&outcome.to_string(), CALL_SHOWN),
+            Err(error) => format!(
+                "no answer: {}",
+                clip_chars(&format!("{error:#}"), CALL_SHOWN)
+            ),
+        };
+        self.calls.push(format!("{request}\n→ {answer}"));
+        called
     }
 
     fn keep_outcome(&mut self, outcome: CallOutcome) -> &CallOutcome {
@@ -727,6 +777,10 @@ impl GatewayWorld {
         }
         let started =
             Gateway::start(template, self.transport, launch, launcher.start_timeout).await;
+        self.launched_as = Some(match &started {
+            Ok(gateway) => gateway.invocation().clone(),
+            Err(failure) => failure.invocation.clone(),
+        });
         self.dir = Some(dir);
         Ok(started)
     }
@@ -801,6 +855,21 @@ impl ScenarioDir {
 }
 
 impl ScenarioDir {
+    /// Moves the folder to `into` (created with its parents; a copy where a
+    /// rename cannot cross file systems), where nothing removes it.
+    fn move_to(self, into: &Path) -> anyhow::Result<PathBuf> {
+        if let Some(parent) = into.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        if std::fs::rename(&self.path, into).is_err() {
+            copy_tree(&self.path, into).with_context(|| {
+                format!("cannot copy the scenario's files to {}", into.display())
+            })?;
+        }
+        Ok(into.to_path_buf())
+    }
+
     /// Writes `text` at `path` (relative), with the folders it needs.
     fn write(&self, path: &Path, text: &str) -> anyhow::Result<PathBuf> {
         let path = self.path.join(path);
@@ -810,6 +879,36 @@ impl ScenarioDir {
         }
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
         Ok(path)
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Characters of a call's arguments or answer shown in a report.
+const CALL_SHOWN: usize = 2000;
+
+/// A tool call as the report shows it: `tools/call NAME ARGUMENTS`.
+fn call_request(name: &str, arguments: &Value) -> String {
+    clip_chars(&format!("tools/call {name} {arguments}"), CALL_SHOWN)
+}
+
+/// The first `keep` characters of `text`, and how long it was when longer.
+fn clip_chars(text: &str, keep: usize) -> String {
+    match text.char_indices().nth(keep) {
+        Some((at, _)) => format!("{}[… {} bytes in all]", &text[..at], text.len()),
+        None => text.to_owned(),
     }
 }
 

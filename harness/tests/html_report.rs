@@ -86,6 +86,11 @@ fn summary() -> Summary {
         ),
         upstream: vec!["GET /pets?limit=2 HTTP/1.1\naccept: application/json\nx-api-key: [masked]".into()],
         stderr: "\u{1b}[32m INFO\u{1b}[0m listening on 127.0.0.1:4000\n\u{1b}[31mERROR\u{1b}[0m upstream answered 200 with 61 bytes\n".into(),
+        launch: Some("gw serve --openapi /tmp/kept/answer.feature-47/document.yaml".into()),
+        environment: Some("HOSTED_MCP_CREDENTIAL=(the stored credential, not shown) HOSTED_MCP_CREDENTIAL_IN=bearer".into()),
+        calls: vec![format!("tools/call listPets {{}}\n→ tool result (isError: false):\n{HOSTILE}")],
+        files: Some("/tmp/kept/answer.feature-47".into()),
+        rerun: Some("hosted-mcp-conformance --gateway 'gw' --scenario features/answer.feature:47".into()),
     });
 
     let mut not_met = scenario(
@@ -151,6 +156,7 @@ fn summary() -> Summary {
         upstream: Vec::new(),
         stderr: "thread 'main' panicked at src/load.rs:88:14:\nunsupported YAML tag !include\n"
             .into(),
+        ..Failure::default()
     });
 
     let mut http = scenario(

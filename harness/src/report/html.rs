@@ -457,6 +457,46 @@ fn write_failure(out: &mut String, scenario: &ScenarioReport, failure: &Failure)
             Text(&stderr)
         )?;
     }
+    reproduce(out, failure)
+}
+
+/// What a reader needs to see the failure again: the tool calls made and
+/// their answers, the launch, the kept files and the command to rerun it.
+fn reproduce(out: &mut String, failure: &Failure) -> fmt::Result {
+    if !failure.calls.is_empty() {
+        out.push_str("<h4>The client called</h4>\n<ol class=\"requests\">");
+        for call in &failure.calls {
+            write!(out, "<li><pre>{}</pre></li>", Text(&plain(call)))?;
+        }
+        out.push_str("</ol>\n");
+    }
+    out.push_str("<dl class=\"facts\">");
+    if let Some(launch) = &failure.launch {
+        write!(out, "<dt>Launched as</dt><dd><code>{}</code>", Text(launch))?;
+        if let Some(environment) = &failure.environment {
+            write!(
+                out,
+                "<br><span class=\"muted\">with {}</span>",
+                Text(environment)
+            )?;
+        }
+        out.push_str("</dd>");
+    }
+    if let Some(files) = &failure.files {
+        write!(
+            out,
+            "<dt>Its document and files</dt><dd><code>{}</code></dd>",
+            Text(files)
+        )?;
+    }
+    if let Some(rerun) = &failure.rerun {
+        write!(
+            out,
+            "<dt>Rerun it alone</dt><dd><code>{}</code></dd>",
+            Text(rerun)
+        )?;
+    }
+    out.push_str("</dl>\n");
     Ok(())
 }
 
@@ -678,6 +718,11 @@ mod tests {
             message: "expected: ok\ngot: <script>alert(1)</script></details></pre>".into(),
             upstream: vec!["POST /x\n\n<script>alert(2)</script>".into()],
             stderr: "\u{1b}[31mERROR\u{1b}[0m <style>body{display:none}</style>\r\n\u{7}".into(),
+            launch: Some("gw --name '<script>alert(3)</script>'".into()),
+            environment: Some("X=<script>".into()),
+            calls: vec!["tools/call x {\"a\":\"<script>alert(4)</script>\"}".into()],
+            files: Some("/tmp/<script>".into()),
+            rerun: Some("hosted-mcp-conformance --scenario '<script>'".into()),
         });
         let html = summary(vec![failed]).html();
         assert!(!html.contains("<script"), "{html}");

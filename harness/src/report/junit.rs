@@ -43,7 +43,7 @@ impl Summary {
         let description = scenario
             .failure
             .as_ref()
-            .map(|f| super::terminal::failure_text(scenario, f))
+            .map(|f| super::terminal::failure_text(scenario, f, None))
             .unwrap_or_default();
         let non_success = |kind: NonSuccessKind, label: &str| {
             let mut status = TestCaseStatus::non_success(kind);

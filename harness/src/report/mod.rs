@@ -77,6 +77,21 @@ pub struct Failure {
     /// The end of what the gateway wrote to stderr.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stderr: String,
+    /// The gateway's launch command as run, placeholders filled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<String>,
+    /// The variables the harness set for that launch (never the credential).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<String>,
+    /// Each MCP tool call made, with what the gateway answered.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<String>,
+    /// Where the scenario's document and the files beside it were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<String>,
+    /// A command that runs this scenario alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rerun: Option<String>,
 }
 
 /// One scenario's result.

@@ -25,7 +25,7 @@ use crate::{
     catalogue::{Catalogue, Level},
     health::Health,
     kit,
-    launch::Transport,
+    launch::{shell_quoted, Transport},
     world::{Diagnostics, GatewayWorld},
 };
 
@@ -153,7 +153,9 @@ pub struct Recorder<Inner> {
     summary: Summary,
     progress: Progress,
     open: HashMap<ScenarioKey, Open>,
-    codes: CodesSeen,
+    after: AfterScenario,
+    /// The command that reruns a scenario of this run, but for its place.
+    rerun: String,
     /// Told of each scenario that fails the run, for `--max-failures`.
     health: Arc<Health>,
 }
@@ -169,29 +171,35 @@ fn key_of(feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> ScenarioK
     )
 }
 
-/// The error codes each scenario's world saw, handed over by the run's
-/// `after` hook (which holds the world) before the scenario's end reaches
-/// the recorder (which does not).
-#[derive(Debug, Clone, Default)]
-pub struct CodesSeen(Arc<Mutex<HashMap<ScenarioKey, Vec<String>>>>);
+/// What the run's `after` hook (which holds the world) hands over before
+/// the scenario's end reaches the recorder (which does not).
+#[derive(Debug, Default)]
+pub struct LeftBehind {
+    /// The error codes the scenario's answers carried.
+    pub codes: Vec<String>,
+    /// Where the scenario's document and files were, and where they were kept.
+    pub kept: Option<(PathBuf, PathBuf)>,
+}
 
-impl CodesSeen {
+/// [`LeftBehind`] of each scenario, until the recorder takes it.
+#[derive(Debug, Clone, Default)]
+pub struct AfterScenario(Arc<Mutex<HashMap<ScenarioKey, LeftBehind>>>);
+
+impl AfterScenario {
     pub fn record(
         &self,
         feature: &gherkin::Feature,
         scenario: &gherkin::Scenario,
-        codes: Vec<String>,
+        left: LeftBehind,
     ) {
-        if !codes.is_empty() {
-            self.lock().insert(key_of(feature, scenario), codes);
-        }
+        self.lock().insert(key_of(feature, scenario), left);
     }
 
-    fn take(&self, key: &ScenarioKey) -> Vec<String> {
+    fn take(&self, key: &ScenarioKey) -> LeftBehind {
         self.lock().remove(key).unwrap_or_default()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ScenarioKey, Vec<String>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ScenarioKey, LeftBehind>> {
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -205,6 +213,7 @@ impl<Inner> Recorder<Inner> {
         progress: Progress,
         inner: Option<Inner>,
         health: Arc<Health>,
+        rerun: String,
     ) -> Self {
         Self {
             inner,
@@ -212,14 +221,15 @@ impl<Inner> Recorder<Inner> {
             summary,
             progress,
             open: HashMap::new(),
-            codes: CodesSeen::default(),
+            after: AfterScenario::default(),
+            rerun,
             health,
         }
     }
 
-    /// Where the run's `after` hook leaves the codes each scenario saw.
-    pub fn codes_seen(&self) -> CodesSeen {
-        self.codes.clone()
+    /// Where the run's `after` hook leaves what each scenario saw.
+    pub fn after_scenario(&self) -> AfterScenario {
+        self.after.clone()
     }
 
     /// What has been recorded so far.
@@ -285,8 +295,21 @@ impl<Inner> Recorder<Inner> {
                     open.failure.unwrap_or((Status::Passed, Failure::default()));
                 let mut report = scenario_report(&self.origin, feature, scenario, status);
                 report.seconds = open.started.elapsed().as_secs_f64();
-                report.codes = self.codes.take(&key);
+                let left = self.after.take(&key);
+                report.codes = left.codes;
                 if status != Status::Passed {
+                    let mut failure = failure;
+                    if let Some((was, now)) = left.kept {
+                        let (was, now) = (was.display().to_string(), now.display().to_string());
+                        // The launch line then names files that still exist.
+                        failure.launch = failure.launch.map(|line| line.replace(&was, &now));
+                        failure.files = Some(now);
+                    }
+                    failure.rerun = Some(format!(
+                        "{} --scenario {}",
+                        self.rerun,
+                        shell_quoted(&report.place())
+                    ));
                     report.failure = Some(failure);
                 }
                 let fails_the_run = report.status == Status::Failed
@@ -361,11 +384,7 @@ pub fn scenario_report(
     } else {
         Level::Required
     };
-    let file = feature
-        .path
-        .as_deref()
-        .map(|p| kit::display_path(p, &origin.features, origin.embedded))
-        .unwrap_or_else(|| feature.name.clone());
+    let file = feature_file(origin, feature);
     let section = Catalogue::embedded()
         .section_of_file(&file)
         .map(|s| s.name.clone())
@@ -390,6 +409,15 @@ pub fn scenario_report(
         seconds: 0.0,
         codes: Vec::new(),
     }
+}
+
+/// A feature's file as reports name it (`features/answer.feature`).
+pub fn feature_file(origin: &Origin, feature: &gherkin::Feature) -> String {
+    feature
+        .path
+        .as_deref()
+        .map(|p| kit::display_path(p, &origin.features, origin.embedded))
+        .unwrap_or_else(|| feature.name.clone())
 }
 
 fn step_text(step: &gherkin::Step) -> String {
@@ -421,6 +449,11 @@ fn with_diagnostics(
     }
     failure.stderr = diagnostics.stderr.clone();
     failure.upstream = diagnostics.upstream.clone();
+    if let Some(launch) = &diagnostics.launch {
+        failure.launch = Some(launch.command.clone());
+        failure.environment = Some(launch.environment());
+    }
+    failure.calls = diagnostics.calls.clone();
     if let Some(why) = diagnostics
         .not_run
         .as_ref()

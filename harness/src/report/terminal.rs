@@ -55,9 +55,40 @@ impl Style {
     }
 }
 
+/// The stderr tails a terminal report has shown, so that a gateway which
+/// says the same at every launch is quoted once, not once per scenario.
+#[derive(Debug, Default)]
+pub struct TailsShown(Vec<(String, String)>);
+
+impl TailsShown {
+    /// The title of the scenario whose stderr tail read like `tail`, once
+    /// numbers (times, ports, process IDs) are set aside; else `tail` is
+    /// remembered as shown by `title`.
+    fn shown_by(&mut self, tail: &str, title: &str) -> Option<String> {
+        let shape: String = tail
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+            .collect();
+        match self.0.iter().find(|(seen, _)| *seen == shape) {
+            Some((_, by)) => Some(by.clone()),
+            None => {
+                self.0.push((shape, title.to_owned()));
+                None
+            }
+        }
+    }
+}
+
 /// A failure's details, indented, without its heading: where, which step,
-/// the message, what the upstream received, and the gateway's stderr.
-pub fn failure_text(scenario: &ScenarioReport, failure: &Failure) -> String {
+/// the message, the tool calls made and their answers, what the upstream
+/// received, the gateway's stderr, how it was launched, where its files
+/// were kept and how to rerun the scenario alone. With `tails`, a stderr
+/// tail shown already is named instead of repeated.
+pub fn failure_text(
+    scenario: &ScenarioReport,
+    failure: &Failure,
+    tails: Option<&mut TailsShown>,
+) -> String {
     let mut out = String::new();
     let _ = write!(out, "{} (over {})", scenario.place(), scenario.transport);
     if let Some(reason) = &scenario.expected {
@@ -79,6 +110,13 @@ pub fn failure_text(scenario: &ScenarioReport, failure: &Failure) -> String {
     };
     out.push('\n');
     out.push_str(&indent(&clip_lines(message, MESSAGE_LINES), "  "));
+    if !failure.calls.is_empty() {
+        out.push_str("\nthe client called:");
+        for call in &failure.calls {
+            out.push('\n');
+            out.push_str(&indent(&clip_lines(call, MESSAGE_LINES), "  "));
+        }
+    }
     if !failure.upstream.is_empty() {
         let _ = write!(
             out,
@@ -94,17 +132,41 @@ pub fn failure_text(scenario: &ScenarioReport, failure: &Failure) -> String {
     }
     if !failure.stderr.trim().is_empty() {
         let lines: Vec<&str> = failure.stderr.trim_end().lines().collect();
-        let tail = &lines[lines.len().saturating_sub(STDERR_LINES)..];
-        let _ = write!(
-            out,
-            "\ngateway stderr{}:\n{}",
-            if tail.len() < lines.len() {
-                format!(" (last {} of {} lines)", tail.len(), lines.len())
-            } else {
-                String::new()
-            },
-            indent(&tail.join("\n"), "  ")
-        );
+        let tail = lines[lines.len().saturating_sub(STDERR_LINES)..].join("\n");
+        let shown_by = tails.and_then(|tails| tails.shown_by(&tail, &scenario.title()));
+        match shown_by {
+            Some(title) => {
+                let _ = write!(
+                    out,
+                    "\ngateway stderr: ends as shown above for {title} (numbers aside; \
+                     the JSON report has it whole)"
+                );
+            }
+            None => {
+                let _ = write!(
+                    out,
+                    "\ngateway stderr{}:\n{}",
+                    if STDERR_LINES < lines.len() {
+                        format!(" (last {STDERR_LINES} of {} lines)", lines.len())
+                    } else {
+                        String::new()
+                    },
+                    indent(&tail, "  ")
+                );
+            }
+        }
+    }
+    if let Some(launch) = &failure.launch {
+        let _ = write!(out, "\nlaunched as: {launch}");
+        if let Some(environment) = &failure.environment {
+            let _ = write!(out, "\n  with {environment}");
+        }
+    }
+    if let Some(files) = &failure.files {
+        let _ = write!(out, "\nits document and files: {files}");
+    }
+    if let Some(rerun) = &failure.rerun {
+        let _ = write!(out, "\nrerun it alone: {rerun}");
     }
     out
 }
@@ -149,6 +211,7 @@ impl Summary {
         };
         let mut full: Vec<&ScenarioReport> = self.scenarios.iter().filter(shown_in_full).collect();
         full.sort_by_key(|s| (s.status != Status::Failed, s.file.clone(), s.line));
+        let mut tails = TailsShown::default();
         for scenario in full {
             let failure = scenario.failure.clone().unwrap_or_default();
             let _ = writeln!(
@@ -156,7 +219,7 @@ impl Summary {
                 "\n{} {}\n{}",
                 style.status(scenario.status),
                 style.bold(&scenario.title()),
-                indent(&failure_text(scenario, &failure), "    ")
+                indent(&failure_text(scenario, &failure, Some(&mut tails)), "    ")
             );
         }
 
@@ -315,6 +378,7 @@ mod tests {
             message: "expected the tools [\"a\"], the gateway lists [\"b\"]".into(),
             upstream: vec!["GET /pets\naccept: */*".into()],
             stderr: (1..=30).map(|n| format!("log {n}\n")).collect(),
+            ..Failure::default()
         });
         let s = summary(vec![
             failed,

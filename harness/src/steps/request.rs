@@ -98,8 +98,8 @@ async fn query_is(world: &mut GatewayWorld, step: &Step) -> StepResult {
     actual.sort_by(|a, b| a.0.cmp(&b.0));
     if actual != expected {
         fail!(
-            "expected the query pairs {expected:?}, got {actual:?} (raw query: {:?})",
-            request.query
+            "expected the query pairs {expected:?}, got {actual:?} ({})",
+            raw_query(&request)
         );
     }
     Ok(())
@@ -237,8 +237,8 @@ async fn query_parameter_is(world: &mut GatewayWorld, name: String, value: Strin
         .collect();
     if values != [expected.as_str()] {
         fail!(
-            "expected the query parameter {name} once as {expected:?}, got {values:?} (raw query: {:?})",
-            request.query
+            "expected the query parameter {name} once as {expected:?}, got {values:?} ({})",
+            raw_query(&request)
         );
     }
     Ok(())
@@ -270,5 +270,13 @@ async fn credential_alone_or_refused(
             error_text(world)?
         ),
         (Err(failure), false) => Err(failure),
+    }
+}
+
+/// The query as it came on the wire, for a failure message.
+fn raw_query(request: &mock_upstream::RecordedRequest) -> String {
+    match &request.query {
+        Some(query) => format!("the query as sent: ?{query}"),
+        None => "the request had no query".to_owned(),
     }
 }
