@@ -20,6 +20,8 @@
 //!   and JSON, and the verdict.
 //! - [`suite`]: the scenarios a features folder holds, for checking a
 //!   baseline before a run.
+//! - [`listing`]: the suite as a reader sees it (`list`, `show`), and the
+//!   check of a `--tags` expression against the tags it holds.
 //! - [`run`]: ties them together for the `hosted-mcp-conformance` binary.
 
 pub mod catalogue;
@@ -27,6 +29,7 @@ pub mod client;
 pub mod health;
 pub mod kit;
 pub mod launch;
+pub mod listing;
 pub mod naming;
 pub mod placement;
 pub mod raw;
