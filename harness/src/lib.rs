@@ -9,6 +9,8 @@
 //!   credential in `HOSTED_MCP_CREDENTIAL`), over HTTP or stdio.
 //! - [`health`]: whether another launch is worth making (a gateway that
 //!   never starts, `--max-failures`).
+//! - [`reference`]: the reference gateway a run without `--gateway`
+//!   checks (built in the workspace, else beside the harness or on `PATH`).
 //! - [`placement`]: where a scenario wants the credential
 //!   (`HOSTED_MCP_CREDENTIAL_IN`).
 //! - [`world`]: one [`world::GatewayWorld`] per scenario, with its own mock
@@ -33,6 +35,7 @@ pub mod listing;
 pub mod naming;
 pub mod placement;
 pub mod raw;
+pub mod reference;
 pub mod report;
 pub mod run;
 pub mod steps;

@@ -20,8 +20,10 @@ use hosted_mcp_conformance::{
 /// upstream API, writes the scenario's OpenAPI document to a temporary file,
 /// launches the gateway on it and talks MCP to it as a client would.
 ///
-/// Without --gateway, the reference gateway of this workspace is used (built
-/// first if needed). See harness/LAUNCH.md for how to plug in another one.
+/// Without --gateway, the reference gateway is checked: built first when the
+/// harness runs from the kit's workspace (cargo run), else the
+/// hosted-mcp-gateway beside this program or on PATH. See harness/LAUNCH.md
+/// for how to plug in another one.
 #[derive(Debug, Parser)]
 #[command(
     name = "hosted-mcp-conformance",
