@@ -7,7 +7,7 @@
 use std::{
     fmt,
     net::TcpListener,
-    path::{Path, PathBuf},
+    path::Path,
     process::{ExitStatus, Stdio},
     sync::{
         atomic::{AtomicBool, Ordering},
@@ -16,7 +16,7 @@ use std::{
     time::Duration,
 };
 
-use anyhow::{bail, Context as _};
+use anyhow::bail;
 use tokio::{
     io::AsyncReadExt as _,
     net::TcpStream,
@@ -212,10 +212,10 @@ impl Target {
         }
     }
 
-    /// This workspace's reference gateway, offering both transports. Built
-    /// first when it is not next to the harness's own executable.
+    /// The reference gateway, offering both transports: built first in
+    /// this workspace, else found beside the harness or on `PATH`.
     pub fn reference() -> anyhow::Result<Self> {
-        let bin = reference_binary()?;
+        let bin = crate::reference::binary()?;
         let bin = bin.to_string_lossy();
         let quoted = format!("'{}'", bin.replace('\'', r"'\''"));
         let http = format!(
@@ -279,65 +279,6 @@ impl Launcher {
 /// Launches at once by default: one per CPU the harness may use.
 pub fn default_launches() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
-}
-
-/// Finds `hosted-mcp-gateway` beside this executable (same target directory
-/// and profile). Inside the workspace it is (re)built there first, so an
-/// edited reference is never checked through a stale binary; `cargo build`
-/// costs a fraction of a second when nothing changed.
-fn reference_binary() -> anyhow::Result<PathBuf> {
-    let exe = std::env::current_exe().context("cannot locate the harness executable")?;
-    reference_binary_beside(&exe)
-}
-
-/// Finds (and, inside the workspace, builds) `hosted-mcp-gateway` beside the
-/// harness executable `exe`.
-pub fn reference_binary_beside(exe: &Path) -> anyhow::Result<PathBuf> {
-    let dir = exe
-        .parent()
-        .context("the harness executable has no directory")?;
-    let bin = dir.join(format!(
-        "hosted-mcp-gateway{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .context("the harness has no workspace")?;
-    if !workspace.join("reference").join("Cargo.toml").is_file() {
-        if bin.is_file() {
-            return Ok(bin);
-        }
-        bail!(
-            "no reference gateway at {} and no workspace to build it in; pass --gateway",
-            bin.display()
-        );
-    }
-    // `dir` is `<target>/<profile>`: build into the same place.
-    let target_dir = dir.parent().context("no target directory")?;
-    let mut cargo = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()));
-    cargo
-        .current_dir(workspace)
-        // The workspace's binaries, with no package named: features unify
-        // over the whole workspace, as in `cargo run --bin
-        // hosted-mcp-conformance` (the README's command), so what that built
-        // is reused and only the gateway's own code is left to compile.
-        .args(["build", "--quiet", "--bins", "--target-dir"])
-        .arg(target_dir);
-    match dir.file_name().and_then(|n| n.to_str()) {
-        Some("debug") | None => {}
-        Some("release") => {
-            cargo.arg("--release");
-        }
-        Some(profile) => {
-            cargo.args(["--profile", profile]);
-        }
-    }
-    eprintln!("hosted-mcp-conformance: building the reference gateway (cargo build --bins)");
-    let status = cargo.status().context("cannot run cargo")?;
-    if !status.success() || !bin.is_file() {
-        bail!("building the reference gateway failed ({status})");
-    }
-    Ok(bin)
 }
 
 /// What one launch fills into a template.

@@ -9,6 +9,8 @@
 //!   credential in `HOSTED_MCP_CREDENTIAL`), over HTTP or stdio.
 //! - [`health`]: whether another launch is worth making (a gateway that
 //!   never starts, `--max-failures`).
+//! - [`reference`]: the reference gateway a run without `--gateway`
+//!   checks (built in the workspace, else beside the harness or on `PATH`).
 //! - [`placement`]: where a scenario wants the credential
 //!   (`HOSTED_MCP_CREDENTIAL_IN`).
 //! - [`world`]: one [`world::GatewayWorld`] per scenario, with its own mock
@@ -20,6 +22,8 @@
 //!   and JSON, and the verdict.
 //! - [`suite`]: the scenarios a features folder holds, for checking a
 //!   baseline before a run.
+//! - [`listing`]: the suite as a reader sees it (`list`, `show`), and the
+//!   check of a `--tags` expression against the tags it holds.
 //! - [`run`]: ties them together for the `hosted-mcp-conformance` binary.
 
 pub mod catalogue;
@@ -27,9 +31,11 @@ pub mod client;
 pub mod health;
 pub mod kit;
 pub mod launch;
+pub mod listing;
 pub mod naming;
 pub mod placement;
 pub mod raw;
+pub mod reference;
 pub mod report;
 pub mod run;
 pub mod steps;

@@ -4,8 +4,10 @@ use std::{path::PathBuf, process::ExitCode, time::Duration};
 
 use clap::{Args, Parser, Subcommand};
 use hosted_mcp_conformance::{
+    catalogue::Catalogue,
     kit,
     launch::{default_launches, shell_quoted, Target, Template, Transport, DEFAULT_START_TIMEOUT},
+    listing::{Listing, Part, TagFilter},
     report::{ExpectedEntry, ExpectedFailures, Shard, EXIT_USAGE},
     run::{self, merge, read_parts, run, Options, Reports},
     suite::Suite,
@@ -18,8 +20,10 @@ use hosted_mcp_conformance::{
 /// upstream API, writes the scenario's OpenAPI document to a temporary file,
 /// launches the gateway on it and talks MCP to it as a client would.
 ///
-/// Without --gateway, the reference gateway of this workspace is used (built
-/// first if needed). See harness/LAUNCH.md for how to plug in another one.
+/// Without --gateway, the reference gateway is checked: built first when the
+/// harness runs from the kit's workspace (cargo run), else the
+/// hosted-mcp-gateway beside this program or on PATH. See harness/LAUNCH.md
+/// for how to plug in another one.
 #[derive(Debug, Parser)]
 #[command(
     name = "hosted-mcp-conformance",
@@ -40,13 +44,18 @@ Examples:
   hosted-mcp-conformance --gateway '...' --shard 2/4 --json shard-2.json
   hosted-mcp-conformance merge shard-*.json --junit junit.xml --html report.html
       split a slow gateway's run over a CI matrix, then join the reports
+  hosted-mcp-conformance list --tags 'not @recommended'
+      the rules and scenarios a run would judge, and where the scenarios are
+  hosted-mcp-conformance show TC-NAME-007
+      one rule: its level, wording and scenarios' text
 
 Exit status:
   0  every required rule passed (recommended rules not met, expected failures
      and scenarios not run are reported, and do not fail the run)
   1  a required rule failed (with --strict, also a recommended rule), or an
      expected failure now passes (stale)
-  2  bad usage: an option, a template, an unreadable expected-failures file
+  2  bad usage: an option, a template, --tags naming a tag no scenario
+     carries or matching no scenario, an unreadable expected-failures file
      or one naming no rule or scenario of the suite, reports merge cannot
      join (a shard missing or twice, another gateway, kit or rules revision)
   3  nothing failed, but not everything could be judged: the gateway did not
@@ -73,6 +82,35 @@ enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// List the rules (ID, level, wording) and, under each, its scenarios
+    /// (file:line, name, tags); say where the built-in feature files are.
+    List {
+        /// Only the rules.
+        #[arg(long, conflicts_with_all = ["scenarios", "json"])]
+        rules: bool,
+        /// Only the scenarios, one a line.
+        #[arg(long, conflicts_with = "json")]
+        scenarios: bool,
+        /// Print the listing as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Only what this tag expression selects, as a run's --tags would.
+        #[arg(long, value_name = "EXPR")]
+        tags: Option<TagFilter>,
+        /// A folder of .feature files to list instead of the built-in ones.
+        #[arg(long, value_name = "DIR")]
+        features: Option<PathBuf>,
+    },
+    /// Show one rule: its level, wording and source, and the full text of
+    /// its scenarios with their file:line.
+    Show {
+        /// The rule's ID, e.g. TC-NAME-007.
+        #[arg(value_name = "RULE")]
+        rule: String,
+        /// A folder of .feature files to read instead of the built-in ones.
+        #[arg(long, value_name = "DIR")]
+        features: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -96,14 +134,16 @@ struct RunArgs {
     #[arg(long, value_enum, default_value_t = Transport::Http)]
     transport: Transport,
 
-    /// A folder of .feature files to run instead of the built-in scenarios.
+    /// A folder of .feature files to run instead of the built-in scenarios
+    /// (`list` prints where those are written: copy and edit them).
     #[arg(long, value_name = "DIR")]
     features: Option<PathBuf>,
 
     /// Run only scenarios matching this tag expression, e.g. '@TC-NAME-007'
-    /// or '@TC-PROTO-002 or @TC-PROTO-003' or 'not @recommended'.
+    /// or '@TC-PROTO-002 or @TC-PROTO-003' or 'not @recommended'. A tag no
+    /// scenario carries, or an expression matching none, is refused.
     #[arg(long, value_name = "EXPR")]
-    tags: Option<cucumber::gherkin::tagexpr::TagOperation>,
+    tags: Option<TagFilter>,
 
     /// Run one part of the suite, I of N (from 1): a stable split by
     /// scenario, for a CI matrix; join the parts' --json reports with `merge`.
@@ -244,6 +284,25 @@ async fn main() -> ExitCode {
                 .map_err(usage)?;
             merge(merged, &expected, &output.reports()).map_err(failure)
         })(),
+        Some(Command::List {
+            rules,
+            scenarios,
+            json,
+            tags,
+            features,
+        }) => {
+            let part = match (rules, scenarios) {
+                (true, _) => Part::Rules,
+                (_, true) => Part::Scenarios,
+                _ => Part::Both,
+            };
+            list(features.as_deref(), tags.as_ref(), part, json)
+        }
+        Some(Command::Show { rule, features }) => (|| {
+            let listing = Listing::of(features.as_deref()).map_err(usage)?;
+            let text = listing.show(Catalogue::embedded(), &rule).map_err(usage)?;
+            print_out(&text)
+        })(),
         None => run_suite(cli.run).await,
     };
     match outcome {
@@ -252,7 +311,41 @@ async fn main() -> ExitCode {
     }
 }
 
+/// Prints the suite's rules and scenarios, as text or JSON.
+fn list(
+    features: Option<&std::path::Path>,
+    tags: Option<&TagFilter>,
+    part: Part,
+    json: bool,
+) -> Result<u8, u8> {
+    let listing = Listing::of(features).map_err(usage)?;
+    if let Some(filter) = tags {
+        listing.check(filter).map_err(usage)?;
+    }
+    let catalogue = Catalogue::embedded();
+    if json {
+        print_out(&format!("{:#}\n", listing.json(catalogue, tags)))
+    } else {
+        print_out(&listing.text(catalogue, part, tags))
+    }
+}
+
+/// Prints a listing; a reader that stops early (`| head`) is no error.
+fn print_out(text: &str) -> Result<u8, u8> {
+    use std::io::Write as _;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => Err(failure(error.into())),
+        _ => Ok(0),
+    }
+}
+
 async fn run_suite(args: RunArgs) -> Result<u8, u8> {
+    // Before the gateway is looked for (or built): a typo is the first news.
+    if let Some(filter) = &args.tags {
+        Listing::of(args.features.as_deref())
+            .and_then(|listing| listing.check(filter))
+            .map_err(usage)?;
+    }
     let target = match &args.gateway {
         Some(text) => {
             let main = Template::parse(text, args.transport).map_err(usage)?;
@@ -288,7 +381,7 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
         target,
         transport: args.transport,
         features: args.features,
-        tags: args.tags,
+        tags: args.tags.map(|filter| filter.expression),
         reports: args.output.reports(),
         strict: args.output.strict,
         concurrency: args.concurrency.max(1),

@@ -1,10 +1,15 @@
 //! The harness is a tool others install: `cargo install` puts it in a root
 //! of its own, and from any other directory it runs the scenarios it carries
 //! (no source folder needed) and names the kit and rules revision it checked.
+//! Without `--gateway` it checks the reference found beside it or on PATH,
+//! or says how to get one; it never tries to build one.
 
-use std::{path::Path, process::Command};
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
 
-use hosted_mcp_conformance::{kit, launch::reference_binary_beside};
+use hosted_mcp_conformance::{kit, reference};
 use serde_json::Value;
 
 #[test]
@@ -34,7 +39,7 @@ fn an_installed_harness_runs_its_own_scenarios_from_anywhere() {
     );
 
     let installed = root.join("bin").join("hosted-mcp-conformance");
-    let gateway = reference_binary_beside(Path::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance")))
+    let gateway = reference::binary_for(Path::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance")))
         .expect("the reference gateway builds");
     let template = format!(
         "{} serve --openapi {{openapi}} --base-url {{base_url}} --listen 127.0.0.1:{{port}}",
@@ -83,4 +88,123 @@ fn an_installed_harness_runs_its_own_scenarios_from_anywhere() {
         .expect("--version");
     assert!(String::from_utf8_lossy(&version.stdout).contains(kit::RULES_REVISION));
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// A harness copied out of the build, as an install leaves it: in a `bin`
+/// folder of its own (the folder name that once made it run `cargo build
+/// --profile bin`), with a scratch folder to run from.
+struct Installed {
+    scratch: PathBuf,
+    bin: PathBuf,
+}
+
+impl Installed {
+    fn new(name: &str) -> Self {
+        let scratch =
+            std::env::temp_dir().join(format!("hosted-mcp-{name}-{}", std::process::id()));
+        let bin = scratch.join("bin");
+        std::fs::create_dir_all(&bin).expect("a bin folder");
+        std::fs::create_dir_all(scratch.join("elsewhere")).expect("a folder to run from");
+        std::fs::copy(
+            env!("CARGO_BIN_EXE_hosted-mcp-conformance"),
+            bin.join("hosted-mcp-conformance"),
+        )
+        .expect("the harness copies");
+        Self { scratch, bin }
+    }
+
+    /// Puts a copy of the workspace's reference gateway in `folder`.
+    fn add_reference(&self, folder: &Path) {
+        let built = reference::binary_for(Path::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance")))
+            .expect("the reference gateway builds in the workspace");
+        std::fs::create_dir_all(folder).expect("a folder for the gateway");
+        std::fs::copy(built, folder.join("hosted-mcp-gateway")).expect("the gateway copies");
+    }
+
+    /// Runs the copy without --gateway, on one cheap rule, with `path` as PATH.
+    fn run(&self, path: &str) -> Output {
+        Command::new(self.bin.join("hosted-mcp-conformance"))
+            .current_dir(self.scratch.join("elsewhere"))
+            .env("PATH", path)
+            .args(["--tags", "@TC-HINT-001", "--json", "report.json"])
+            .output()
+            .expect("the copied harness runs")
+    }
+
+    /// The gateway command the run's report names.
+    fn gateway_run(&self) -> String {
+        let report: Value = serde_json::from_str(
+            &std::fs::read_to_string(self.scratch.join("elsewhere/report.json"))
+                .expect("the report"),
+        )
+        .expect("JSON");
+        report["gateway"]["http"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.scratch);
+    }
+}
+
+/// A PATH with the system's tools and no reference gateway.
+const SYSTEM_PATH: &str = "/usr/bin:/bin";
+
+#[test]
+fn an_installed_harness_without_a_gateway_says_to_pass_one() {
+    let installed = Installed::new("no-gateway");
+    let run = installed.run(SYSTEM_PATH);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("nor on PATH"), "{stderr}");
+    assert!(stderr.contains("--gateway"), "{stderr}");
+    assert!(
+        stderr.contains("cargo install --locked --git <this kit's repository> hosted-mcp-gateway"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("profile"), "{stderr}");
+}
+
+#[test]
+fn an_installed_harness_checks_the_reference_on_path() {
+    let installed = Installed::new("on-path");
+    let tools = installed.scratch.join("tools");
+    installed.add_reference(&tools);
+    let run = installed.run(&format!("{}:{SYSTEM_PATH}", tools.display()));
+    assert!(
+        run.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let gateway = installed.gateway_run();
+    assert!(
+        gateway.starts_with(&format!("{}/hosted-mcp-gateway serve", tools.display())),
+        "{gateway}"
+    );
+}
+
+#[test]
+fn an_installed_harness_checks_the_reference_beside_it() {
+    let installed = Installed::new("beside");
+    installed.add_reference(&installed.bin);
+    let run = installed.run(SYSTEM_PATH);
+    assert!(
+        run.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let gateway = installed.gateway_run();
+    assert!(
+        gateway.starts_with(&format!(
+            "{}/hosted-mcp-gateway serve",
+            installed.bin.display()
+        )),
+        "{gateway}"
+    );
 }

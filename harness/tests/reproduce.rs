@@ -10,7 +10,7 @@ use std::{
     process::{Command, Output},
 };
 
-use hosted_mcp_conformance::launch::reference_binary_beside;
+use hosted_mcp_conformance::reference;
 use serde_json::Value;
 
 /// Two scenarios that fail on any gateway that follows the rules (the
@@ -91,7 +91,7 @@ fn a_failure_carries_what_it_takes_to_reproduce_it() {
     let dir = scratch("failure");
     let gateway = format!(
         "{} serve --openapi {{openapi}} --base-url {{base_url}} --listen 127.0.0.1:{{port}}",
-        reference_binary_beside(harness_binary())
+        reference::binary_for(harness_binary())
             .expect("the reference gateway builds")
             .display()
     );

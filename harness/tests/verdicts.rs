@@ -11,7 +11,6 @@ use std::{
     sync::Mutex,
 };
 
-use hosted_mcp_conformance::launch::reference_binary_beside;
 use serde_json::Value;
 
 /// One run at a time: the slow-start test needs the CPUs it measures against.
@@ -68,10 +67,12 @@ fn harness(name: &str, args: &[&str]) -> Run {
 }
 
 fn reference() -> String {
-    reference_binary_beside(Path::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance")))
-        .expect("the reference gateway builds")
-        .display()
-        .to_string()
+    hosted_mcp_conformance::reference::binary_for(Path::new(env!(
+        "CARGO_BIN_EXE_hosted-mcp-conformance"
+    )))
+    .expect("the reference gateway builds")
+    .display()
+    .to_string()
 }
 
 fn http_template(program: &str) -> String {
