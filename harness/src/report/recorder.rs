@@ -20,7 +20,7 @@ use cucumber::{
     gherkin, parser, Event, Writer,
 };
 
-use super::{Counts, Failure, ScenarioReport, Status, Summary};
+use super::{Failure, ScenarioReport, Status, Summary};
 use crate::{
     catalogue::{Catalogue, Level},
     health::Health,
@@ -72,29 +72,29 @@ impl Progress {
         }
     }
 
-    fn finished(&mut self, status: Status, counts: &Counts) {
+    /// Shows the scenario `summary` received last. Its status is already
+    /// judged as the verdict will judge it (recommended, expected), so the
+    /// marks and the counts agree with the last line of the run.
+    fn finished(&mut self, summary: &Summary) {
+        let Some(scenario) = summary.scenarios.last() else {
+            return;
+        };
         self.done += 1;
         let total = self.total.load(Ordering::Relaxed).max(self.done);
         let mut out = std::io::stdout().lock();
         match self.mode {
             ProgressMode::Silent => {}
             ProgressMode::Line => {
+                // `\x1b[K` clears what a longer line before left behind.
                 let _ = write!(
                     out,
-                    "\r[{}/{total}] {} passed, {} failed, {} not met, {} errors ",
-                    self.done, counts.passed, counts.failed, counts.not_met, counts.error
+                    "\r[{}/{total}] {}\x1b[K",
+                    self.done,
+                    summary.last_line()
                 );
             }
             ProgressMode::Dots => {
-                let mark = match status {
-                    Status::Passed => '.',
-                    Status::Failed => 'F',
-                    Status::NotMet => 'r',
-                    Status::Expected => 'x',
-                    Status::NotRun => 's',
-                    Status::Error => 'E',
-                };
-                let _ = write!(out, "{mark}");
+                let _ = write!(out, "{}", mark(scenario.status, summary.strict));
                 if self.done.is_multiple_of(DOTS_PER_LINE) || self.done == total {
                     let _ = writeln!(
                         out,
@@ -121,6 +121,20 @@ impl Progress {
         if open_line {
             println!();
         }
+    }
+}
+
+/// A scenario's character in CI logs. With `--strict` a recommended rule
+/// not met fails the run, and is marked as a failure.
+fn mark(status: Status, strict: bool) -> char {
+    match status {
+        Status::Passed => '.',
+        Status::Failed => 'F',
+        Status::NotMet if strict => 'F',
+        Status::NotMet => 'r',
+        Status::Expected => 'x',
+        Status::NotRun => 's',
+        Status::Error => 'E',
     }
 }
 
@@ -289,19 +303,12 @@ impl<Inner> Recorder<Inner> {
                 if status != Status::Passed {
                     report.failure = Some(failure);
                 }
-                let fails_the_run = report.status == Status::Failed
-                    || (self.summary.strict && report.status == Status::NotMet);
-                let listed = || {
-                    self.summary
-                        .expected_failures
-                        .iter()
-                        .any(|e| e.matches(&report))
-                };
-                if fails_the_run && !listed() {
+                self.summary.expect(&mut report);
+                if self.summary.fails_the_run(report.status) {
                     self.health.scenario_failed();
                 }
                 self.summary.scenarios.push(report);
-                self.progress.finished(status, &self.summary.counts());
+                self.progress.finished(&self.summary);
             }
             _ => {}
         }
