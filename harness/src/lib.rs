@@ -20,13 +20,17 @@
 //!   and JSON, and the verdict.
 //! - [`suite`]: the scenarios a features folder holds, for checking a
 //!   baseline before a run.
+//! - [`leftovers`] and [`interrupt`]: the gateways and temporary folders a
+//!   run must not leave behind, even when Ctrl-C or SIGTERM stops it.
 //! - [`run`]: ties them together for the `hosted-mcp-conformance` binary.
 
 pub mod catalogue;
 pub mod client;
 pub mod health;
+pub mod interrupt;
 pub mod kit;
 pub mod launch;
+pub mod leftovers;
 pub mod naming;
 pub mod placement;
 pub mod raw;

@@ -164,7 +164,7 @@ struct Open {
 pub struct Recorder<Inner> {
     inner: Option<Inner>,
     origin: Origin,
-    summary: Summary,
+    summary: SoFar,
     progress: Progress,
     open: HashMap<ScenarioKey, Open>,
     codes: CodesSeen,
@@ -181,6 +181,23 @@ fn key_of(feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> ScenarioK
         scenario.position.line,
         scenario.position.col,
     )
+}
+
+/// The summary a [`Recorder`] fills, shared with the run.
+#[derive(Debug, Clone)]
+pub struct SoFar(Arc<Mutex<Summary>>);
+
+impl SoFar {
+    /// The scenarios finished so far, and what else was recorded.
+    pub fn snapshot(&self) -> Summary {
+        self.lock().clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Summary> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 /// The error codes each scenario's world saw, handed over by the run's
@@ -223,7 +240,7 @@ impl<Inner> Recorder<Inner> {
         Self {
             inner,
             origin,
-            summary,
+            summary: SoFar(Arc::new(Mutex::new(summary))),
             progress,
             open: HashMap::new(),
             codes: CodesSeen::default(),
@@ -236,9 +253,10 @@ impl<Inner> Recorder<Inner> {
         self.codes.clone()
     }
 
-    /// What has been recorded so far.
-    pub fn summary(&self) -> &Summary {
-        &self.summary
+    /// What has been recorded so far, readable after the recorder is gone
+    /// (a run stopped by a signal drops it unfinished).
+    pub fn so_far(&self) -> SoFar {
+        self.summary.clone()
     }
 
     pub fn progress(&self) -> &Progress {
@@ -303,12 +321,13 @@ impl<Inner> Recorder<Inner> {
                 if status != Status::Passed {
                     report.failure = Some(failure);
                 }
-                self.summary.expect(&mut report);
-                if self.summary.fails_the_run(report.status) {
+                let mut summary = self.summary.lock();
+                summary.expect(&mut report);
+                if summary.fails_the_run(report.status) {
                     self.health.scenario_failed();
                 }
-                self.summary.scenarios.push(report);
-                self.progress.finished(&self.summary);
+                summary.scenarios.push(report);
+                self.progress.finished(&summary);
             }
             _ => {}
         }
@@ -453,6 +472,7 @@ where
         match &event {
             Err(error) => self
                 .summary
+                .lock()
                 .problems
                 .push(format!("a feature file could not be read: {error}")),
             Ok(ev) => {
