@@ -7,6 +7,8 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use crate::leftovers;
+
 /// The kit's version, as released.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
@@ -48,6 +50,7 @@ pub fn features_folder() -> io::Result<PathBuf> {
     }
     // Written aside and renamed, so a concurrent run never reads half a folder.
     let staging = root.join(format!("features.{}", std::process::id()));
+    leftovers::folder_created(&staging);
     std::fs::create_dir_all(&staging)?;
     for (path, bytes) in FILES {
         if let Some(name) = path.strip_prefix("features/") {
@@ -58,12 +61,11 @@ pub fn features_folder() -> io::Result<PathBuf> {
             std::fs::write(target, bytes)?;
         }
     }
-    match std::fs::rename(&staging, &folder) {
+    let renamed = std::fs::rename(&staging, &folder);
+    leftovers::remove_folder(&staging);
+    match renamed {
         Ok(()) => Ok(folder),
-        Err(_) if folder.is_dir() => {
-            let _ = std::fs::remove_dir_all(&staging);
-            Ok(folder)
-        }
+        Err(_) if folder.is_dir() => Ok(folder),
         Err(error) => Err(error),
     }
 }

@@ -26,7 +26,7 @@ use tokio::{
     time::{sleep, timeout, Instant},
 };
 
-use crate::health::Health;
+use crate::{health::Health, leftovers};
 
 /// The environment variable that carries the stored credential to the gateway.
 pub const CREDENTIAL_ENV: &str = "HOSTED_MCP_CREDENTIAL";
@@ -374,6 +374,8 @@ pub struct Gateway {
     /// Keeps the port the gateway's until the gateway is gone.
     reservation: Option<PortReservation>,
     invocation: Invocation,
+    /// The process group the gateway leads, killed with it.
+    group: Option<i32>,
 }
 
 impl Gateway {
@@ -487,6 +489,12 @@ impl Gateway {
             stderr: String::new(),
             invocation: invocation.clone(),
         })?;
+        // Known now: once the leader has exited and been reaped, its id is
+        // gone from `child`, but the group may live on in its children.
+        let group = child.id().and_then(|id| i32::try_from(id).ok());
+        if let Some(leader) = group {
+            leftovers::group_launched(leader);
+        }
 
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let stderr_reader = {
@@ -514,6 +522,7 @@ impl Gateway {
             port,
             reservation: None,
             invocation,
+            group,
         };
         if let Some(port) = port {
             gateway.wait_for_port(port, start_timeout).await?;
@@ -602,13 +611,8 @@ impl Gateway {
 
 impl Drop for Gateway {
     fn drop(&mut self) {
-        #[cfg(unix)]
-        if let Some(pid) = self.child.id().and_then(|id| i32::try_from(id).ok()) {
-            // SAFETY: killpg only sends a signal; the group is the one this
-            // child leads (process_group(0) above).
-            unsafe {
-                libc::killpg(pid, libc::SIGKILL);
-            }
+        if let Some(leader) = self.group {
+            leftovers::kill_group(leader);
         }
         let _ = self.child.start_kill();
         self.stderr_reader.abort();

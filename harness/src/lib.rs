@@ -24,13 +24,17 @@
 //!   baseline before a run.
 //! - [`listing`]: the suite as a reader sees it (`list`, `show`), and the
 //!   check of a `--tags` expression against the tags it holds.
+//! - [`leftovers`] and [`interrupt`]: the gateways and temporary folders a
+//!   run must not leave behind, even when Ctrl-C or SIGTERM stops it.
 //! - [`run`]: ties them together for the `hosted-mcp-conformance` binary.
 
 pub mod catalogue;
 pub mod client;
 pub mod health;
+pub mod interrupt;
 pub mod kit;
 pub mod launch;
+pub mod leftovers;
 pub mod listing;
 pub mod naming;
 pub mod placement;

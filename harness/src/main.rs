@@ -62,6 +62,8 @@ Exit status:
      start or crashed, a step has no definition, or no scenario ran (a gateway
      whose first launches all fail alike is not launched again: its scenarios
      are errors of that one cause, shown once)
+  130, 143  stopped by Ctrl-C (SIGINT) or SIGTERM: every gateway launched is
+     killed, temporary folders removed, the summary so far printed
 The last line printed is `N passed, N failed`, followed by the other counts."
 )]
 struct Cli {

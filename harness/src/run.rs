@@ -24,9 +24,10 @@ use futures::FutureExt as _;
 
 use crate::{
     health::{self, Health},
+    interrupt::{Signals, Stop},
     kit,
     launch::{Launcher, Target, Transport},
-    placement,
+    leftovers, placement,
     report::{
         recorder::{LeftBehind, Origin},
         Elsewhere, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport, Shard, Status,
@@ -79,6 +80,8 @@ pub struct Reports {
 /// Runs the suite, prints the outcome and, last, the counts line. Returns
 /// the exit status.
 pub async fn run(options: Options) -> anyhow::Result<u8> {
+    // Before the first launch, so no signal ends the run with gateways up.
+    let mut signals = Signals::install().context("cannot handle SIGINT and SIGTERM")?;
     let (features, embedded) = match options.features {
         Some(folder) => (folder, false),
         None => (
@@ -198,6 +201,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         health,
         options.rerun,
     );
+    let so_far = recorder.so_far();
     let after_scenario = recorder.after_scenario();
     let (keep_root, keep_all) = match options.keep {
         Some(folder) => (folder, true),
@@ -211,7 +215,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
     };
     let recorder = recorder.assert_normalized();
     let default_transport = options.transport;
-    let finished = GatewayWorld::cucumber()
+    let suite = GatewayWorld::cucumber()
         .max_concurrent_scenarios(options.concurrency)
         .before(move |feature, _, scenario, world| {
             let tags = || feature.tags.iter().chain(&scenario.tags);
@@ -249,10 +253,26 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         })
         .with_writer(recorder)
         .with_cli(cli::Opts::<_, _, _, cli::Empty>::default())
-        .filter_run(&features, filter)
-        .await;
-    finished.progress().end();
-    let mut summary = finished.summary().clone();
+        .filter_run(&features, filter);
+    let stopped = tokio::select! {
+        finished = suite => {
+            finished.progress().end();
+            None
+        }
+        stop = signals.received() => Some(stop),
+    };
+    // The run's future is gone: what it launched and created goes with it.
+    leftovers::remove_all();
+    let mut summary = so_far.snapshot();
+    if let Some(stop) = stopped {
+        let total = selected.load(Ordering::Relaxed);
+        println!();
+        summary.problems.push(format!(
+            "the run was stopped by {} after {} of {total} scenario(s); the rest were not judged",
+            stop.name(),
+            summary.scenarios.len()
+        ));
+    }
     summary.scenarios.extend(
         not_offered
             .lock()
@@ -265,9 +285,12 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             .unwrap_or_else(|e| e.into_inner())
             .drain(..),
     );
-    without_start(&mut summary, probe_launcher).await?;
+    if stopped.is_none() {
+        without_start(&mut summary, probe_launcher).await?;
+    }
     summary.apply_expected(&options.expected);
-    finish(&summary, &options.reports)
+    let verdict = finish(&summary, &options.reports)?;
+    Ok(stopped.map_or(verdict, Stop::exit_code))
 }
 
 /// No rule passes (or fails) on a transport over which no gateway ever came

@@ -24,7 +24,7 @@ use crate::{
     client::{CallOutcome, Era, McpClient},
     health::Refusal,
     launch::{Gateway, Invocation, Launch, Launcher, StartFailure, Transport},
-    naming, placement,
+    leftovers, naming, placement,
     raw::RawHttp,
 };
 
@@ -848,6 +848,7 @@ impl ScenarioDir {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         ));
+        leftovers::folder_created(&path);
         std::fs::create_dir_all(&path)
             .with_context(|| format!("cannot create {}", path.display()))?;
         Ok(Self { path })
@@ -932,7 +933,7 @@ fn inside_scenario(folder: &Path, path: &str) -> anyhow::Result<PathBuf> {
 
 impl Drop for ScenarioDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        leftovers::remove_folder(&self.path);
     }
 }
 

@@ -115,20 +115,32 @@ impl Summary {
             }
         }
         for scenario in &mut self.scenarios {
-            // A listed scenario that could not be judged is covered too: a
-            // gateway that crashes on one kind of document is not judged on
-            // the scenarios that need it, and its maintainers list those.
-            if !matches!(
-                scenario.status,
-                Status::Failed | Status::NotMet | Status::Expected | Status::Error
-            ) {
-                continue;
-            }
-            if let Some(entry) = self.expected_failures.iter().find(|e| e.matches(scenario)) {
-                scenario.status = Status::Expected;
-                scenario.expected = Some(entry.reason.clone());
-            }
+            expect(&self.expected_failures, scenario);
         }
+    }
+
+    /// Judges a scenario that just finished against the expected failures,
+    /// as the end of the run will, so the live progress agrees with it.
+    pub(crate) fn expect(&self, scenario: &mut ScenarioReport) {
+        expect(&self.expected_failures, scenario);
+    }
+}
+
+/// Marks `scenario` an expected failure when an entry covers it and it did
+/// not pass.
+fn expect(entries: &[ExpectedEntry], scenario: &mut ScenarioReport) {
+    // A listed scenario that could not be judged is covered too: a gateway
+    // that crashes on one kind of document is not judged on the scenarios
+    // that need it, and its maintainers list those.
+    if !matches!(
+        scenario.status,
+        Status::Failed | Status::NotMet | Status::Expected | Status::Error
+    ) {
+        return;
+    }
+    if let Some(entry) = entries.iter().find(|e| e.matches(scenario)) {
+        scenario.status = Status::Expected;
+        scenario.expected = Some(entry.reason.clone());
     }
 }
 

@@ -493,6 +493,12 @@ impl Summary {
         }
     }
 
+    /// Whether a scenario of this status fails the run (its expected
+    /// failures already judged).
+    pub fn fails_the_run(&self, status: Status) -> bool {
+        status == Status::Failed || (self.strict && status == Status::NotMet)
+    }
+
     /// The last line of a run, for CI to read.
     pub fn last_line(&self) -> String {
         let counts = self.counts();

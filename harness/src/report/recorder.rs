@@ -20,7 +20,7 @@ use cucumber::{
     gherkin, parser, Event, Writer,
 };
 
-use super::{Counts, Failure, ScenarioReport, Status, Summary};
+use super::{Failure, ScenarioReport, Status, Summary};
 use crate::{
     catalogue::{Catalogue, Level},
     health::Health,
@@ -72,29 +72,29 @@ impl Progress {
         }
     }
 
-    fn finished(&mut self, status: Status, counts: &Counts) {
+    /// Shows the scenario `summary` received last. Its status is already
+    /// judged as the verdict will judge it (recommended, expected), so the
+    /// marks and the counts agree with the last line of the run.
+    fn finished(&mut self, summary: &Summary) {
+        let Some(scenario) = summary.scenarios.last() else {
+            return;
+        };
         self.done += 1;
         let total = self.total.load(Ordering::Relaxed).max(self.done);
         let mut out = std::io::stdout().lock();
         match self.mode {
             ProgressMode::Silent => {}
             ProgressMode::Line => {
+                // `\x1b[K` clears what a longer line before left behind.
                 let _ = write!(
                     out,
-                    "\r[{}/{total}] {} passed, {} failed, {} not met, {} errors ",
-                    self.done, counts.passed, counts.failed, counts.not_met, counts.error
+                    "\r[{}/{total}] {}\x1b[K",
+                    self.done,
+                    summary.last_line()
                 );
             }
             ProgressMode::Dots => {
-                let mark = match status {
-                    Status::Passed => '.',
-                    Status::Failed => 'F',
-                    Status::NotMet => 'r',
-                    Status::Expected => 'x',
-                    Status::NotRun => 's',
-                    Status::Error => 'E',
-                };
-                let _ = write!(out, "{mark}");
+                let _ = write!(out, "{}", mark(scenario.status, summary.strict));
                 if self.done.is_multiple_of(DOTS_PER_LINE) || self.done == total {
                     let _ = writeln!(
                         out,
@@ -124,6 +124,20 @@ impl Progress {
     }
 }
 
+/// A scenario's character in CI logs. With `--strict` a recommended rule
+/// not met fails the run, and is marked as a failure.
+fn mark(status: Status, strict: bool) -> char {
+    match status {
+        Status::Passed => '.',
+        Status::Failed => 'F',
+        Status::NotMet if strict => 'F',
+        Status::NotMet => 'r',
+        Status::Expected => 'x',
+        Status::NotRun => 's',
+        Status::Error => 'E',
+    }
+}
+
 fn digits(n: usize) -> usize {
     n.to_string().len()
 }
@@ -150,7 +164,7 @@ struct Open {
 pub struct Recorder<Inner> {
     inner: Option<Inner>,
     origin: Origin,
-    summary: Summary,
+    summary: SoFar,
     progress: Progress,
     open: HashMap<ScenarioKey, Open>,
     after: AfterScenario,
@@ -169,6 +183,23 @@ fn key_of(feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> ScenarioK
         scenario.position.line,
         scenario.position.col,
     )
+}
+
+/// The summary a [`Recorder`] fills, shared with the run.
+#[derive(Debug, Clone)]
+pub struct SoFar(Arc<Mutex<Summary>>);
+
+impl SoFar {
+    /// The scenarios finished so far, and what else was recorded.
+    pub fn snapshot(&self) -> Summary {
+        self.lock().clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Summary> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }
 
 /// What the run's `after` hook (which holds the world) hands over before
@@ -218,7 +249,7 @@ impl<Inner> Recorder<Inner> {
         Self {
             inner,
             origin,
-            summary,
+            summary: SoFar(Arc::new(Mutex::new(summary))),
             progress,
             open: HashMap::new(),
             after: AfterScenario::default(),
@@ -232,9 +263,10 @@ impl<Inner> Recorder<Inner> {
         self.after.clone()
     }
 
-    /// What has been recorded so far.
-    pub fn summary(&self) -> &Summary {
-        &self.summary
+    /// What has been recorded so far, readable after the recorder is gone
+    /// (a run stopped by a signal drops it unfinished).
+    pub fn so_far(&self) -> SoFar {
+        self.summary.clone()
     }
 
     pub fn progress(&self) -> &Progress {
@@ -312,19 +344,13 @@ impl<Inner> Recorder<Inner> {
                     ));
                     report.failure = Some(failure);
                 }
-                let fails_the_run = report.status == Status::Failed
-                    || (self.summary.strict && report.status == Status::NotMet);
-                let listed = || {
-                    self.summary
-                        .expected_failures
-                        .iter()
-                        .any(|e| e.matches(&report))
-                };
-                if fails_the_run && !listed() {
+                let mut summary = self.summary.lock();
+                summary.expect(&mut report);
+                if summary.fails_the_run(report.status) {
                     self.health.scenario_failed();
                 }
-                self.summary.scenarios.push(report);
-                self.progress.finished(status, &self.summary.counts());
+                summary.scenarios.push(report);
+                self.progress.finished(&summary);
             }
             _ => {}
         }
@@ -479,6 +505,7 @@ where
         match &event {
             Err(error) => self
                 .summary
+                .lock()
                 .problems
                 .push(format!("a feature file could not be read: {error}")),
             Ok(ev) => {
