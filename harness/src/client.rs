@@ -89,6 +89,20 @@ impl fmt::Display for CallOutcome {
     }
 }
 
+/// A handshake that got no answer in its window, from a gateway that may
+/// only be slow to come up (a busy machine), as opposed to one that
+/// answered wrong or went away.
+#[derive(Debug)]
+pub struct HandshakeTimedOut(String);
+
+impl fmt::Display for HandshakeTimedOut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for HandshakeTimedOut {}
+
 /// One MCP session.
 pub struct McpClient {
     service: RunningService<RoleClient, ClientConfig>,
@@ -175,11 +189,11 @@ impl McpClient {
         let service = timeout(within, info.serve_with_lifecycle(transport, lifecycle))
             .await
             .map_err(|_| {
-                anyhow!(
+                HandshakeTimedOut(format!(
                     "the MCP handshake did not finish within {} s; what came instead:{}",
                     within.as_secs_f64(),
                     wire.since(mark)
-                )
+                ))
             })?
             .map_err(|error| {
                 anyhow!(

@@ -27,6 +27,7 @@ pub struct Health {
     transports: Mutex<[Record; 2]>,
     max_failures: Option<usize>,
     failed: AtomicUsize,
+    relaunched: AtomicUsize,
 }
 
 /// One transport's launches.
@@ -122,6 +123,16 @@ impl Health {
         self.record(transport, |r| r.never_started.clone())
     }
 
+    /// A launch that stayed silent through its window was made again.
+    pub fn relaunched(&self) {
+        self.relaunched.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// How many launches were made again.
+    pub fn relaunches(&self) -> usize {
+        self.relaunched.load(Ordering::Relaxed)
+    }
+
     /// A scenario failed the run (for `--max-failures`).
     pub fn scenario_failed(&self) {
         self.failed.fetch_add(1, Ordering::Relaxed);
@@ -183,6 +194,7 @@ mod tests {
             status: None,
             stderr: stderr.into(),
             invocation: Default::default(),
+            timed_out: false,
         }
     }
 

@@ -348,6 +348,8 @@ pub struct StartFailure {
     pub stderr: String,
     /// How it was launched (empty when no command was run).
     pub invocation: Invocation,
+    /// Whether it was still running, silent, when its window closed.
+    pub timed_out: bool,
 }
 
 impl fmt::Display for StartFailure {
@@ -402,6 +404,7 @@ impl Gateway {
             status: None,
             stderr: String::new(),
             invocation: Invocation::default(),
+            timed_out: false,
         };
         let mut attempt = 1;
         loop {
@@ -488,6 +491,7 @@ impl Gateway {
             status: None,
             stderr: String::new(),
             invocation: invocation.clone(),
+            timed_out: false,
         })?;
         // Known now: once the leader has exited and been reaped, its id is
         // gone from `child`, but the group may live on in its children.
@@ -549,18 +553,20 @@ impl Gateway {
                     "it did not accept TCP connections on 127.0.0.1:{port} within {} s of its launch (see --start-timeout)",
                     within.as_secs_f64()
                 );
-                return Err(self.failure(reason, None).await);
+                let mut failure = self.failure(reason, None).await;
+                failure.timed_out = true;
+                return Err(failure);
             }
             sleep(Duration::from_millis(50)).await;
         }
     }
 
-    /// The MCP endpoint of an HTTP gateway.
     /// How this gateway was launched.
     pub fn invocation(&self) -> &Invocation {
         &self.invocation
     }
 
+    /// The MCP endpoint of an HTTP gateway.
     pub fn mcp_url(&self) -> Option<String> {
         self.port.map(|port| format!("http://127.0.0.1:{port}/mcp"))
     }
@@ -605,6 +611,7 @@ impl Gateway {
             status,
             stderr: self.stderr(),
             invocation: self.invocation.clone(),
+            timed_out: false,
         }
     }
 }

@@ -285,6 +285,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             .unwrap_or_else(|e| e.into_inner())
             .drain(..),
     );
+    summary.relaunched = probe_launcher.health.relaunches();
     if stopped.is_none() {
         without_start(&mut summary, probe_launcher).await?;
     }

@@ -21,7 +21,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use wiremock::{matchers::any, Mock, ResponseTemplate};
 
 use crate::{
-    client::{CallOutcome, Era, McpClient},
+    client::{CallOutcome, Era, HandshakeTimedOut, McpClient},
     health::Refusal,
     launch::{Gateway, Invocation, Launch, Launcher, StartFailure, Transport},
     leftovers, naming, placement,
@@ -133,6 +133,9 @@ pub struct GatewayWorld {
     probe: bool,
     /// The gateway's last state, kept when the scenario ends.
     ended: Option<Ended>,
+    /// Set once a launch that stayed silent was made again (see
+    /// [`Self::may_relaunch`]); the window is then twice as long.
+    relaunched: bool,
 }
 
 /// What the gateway left behind when its scenario ended.
@@ -228,6 +231,7 @@ impl GatewayWorld {
             launch_failure: None,
             probe: false,
             ended: None,
+            relaunched: false,
         })
     }
 
@@ -650,22 +654,60 @@ impl GatewayWorld {
         }
     }
 
+    /// The start-up window of this scenario's next launch: the run's, twice
+    /// that for a launch made again.
     fn start_timeout(&self) -> std::time::Duration {
-        self.launcher
+        let window = self
+            .launcher
             .as_ref()
-            .map_or(crate::launch::DEFAULT_START_TIMEOUT, |l| l.start_timeout)
+            .map_or(crate::launch::DEFAULT_START_TIMEOUT, |l| l.start_timeout);
+        if self.relaunched {
+            window * 2
+        } else {
+            window
+        }
+    }
+
+    /// Whether a launch that stayed silent through its window is made once
+    /// more: only for a gateway seen to come up in this run (so the silence
+    /// is most likely a busy machine, not a gateway that cannot start), once
+    /// per scenario, and never where starting is what the scenario judges.
+    fn may_relaunch(&self) -> bool {
+        !self.relaunched
+            && !self.start_under_test
+            && !self.exit_expected
+            && !self.probe
+            && self
+                .launcher
+                .as_ref()
+                .is_some_and(|l| l.health.has_come_up(self.transport))
+    }
+
+    /// Notes, and counts for the run, a launch made again after `silence`.
+    fn relaunch(&mut self, silence: &str) {
+        let window = self.start_timeout();
+        self.relaunched = true;
+        if let Some(launcher) = &self.launcher {
+            launcher.health.relaunched();
+        }
+        self.notes.push(format!(
+            "the first launch {silence} within {} s although this gateway has started in this \
+             run: it was launched once more, with {} s",
+            window.as_secs_f64(),
+            self.start_timeout().as_secs_f64()
+        ));
     }
 
     async fn session(&mut self) -> anyhow::Result<&McpClient> {
-        self.launched().await?;
-        let running = self.running.as_mut().context("no gateway")?;
-        if running.client.is_none() {
+        loop {
+            self.launched().await?;
+            let may_relaunch = self.may_relaunch();
             // The handshake ends the start-up: it gets the start-up window too.
-            let within = self
-                .launcher
-                .as_ref()
-                .map_or(crate::launch::DEFAULT_START_TIMEOUT, |l| l.start_timeout)
-                .max(crate::client::CONNECT_TIMEOUT);
+            let within = self.start_timeout().max(crate::client::CONNECT_TIMEOUT);
+            let running = self.running.as_mut().context("no gateway")?;
+            if running.client.is_some() {
+                break;
+            }
             let client = match (running.gateway.mcp_url(), running.gateway.take_stdio()) {
                 (Some(url), _) => McpClient::over_http(&url, &self.era, &[], within).await,
                 (None, Some(pipes)) => McpClient::over_stdio(pipes, &self.era, within).await,
@@ -676,7 +718,13 @@ impl GatewayWorld {
                 Err(error) => {
                     // Launches that failed alike must read alike: one that
                     // is exiting is reported with its status and last words.
-                    let failure = match running.gateway.exit_within(EXIT_SEEN_WITHIN).await {
+                    let exited = running.gateway.exit_within(EXIT_SEEN_WITHIN).await;
+                    if exited.is_none() && may_relaunch && error.is::<HandshakeTimedOut>() {
+                        self.running = None;
+                        self.relaunch("did not answer the MCP handshake");
+                        continue;
+                    }
+                    let failure = match exited {
                         Some(exited) => exited,
                         None => {
                             let reason = format!("its MCP handshake failed: {error:#}");
@@ -762,10 +810,11 @@ impl GatewayWorld {
         // one that names the missing `openapi` field.
         let openapi = self.document_folder.join(format!("document.{extension}"));
         let openapi = dir.write(&openapi, &document)?;
+        let credential = self.credential.clone();
         let launch = Launch {
             openapi: &openapi,
             base_url: &base_url,
-            credential: &self.credential,
+            credential: &credential,
             credential_in: credential_in.as_deref(),
         };
         // The start-up window opens with the launch, not while waiting for a turn.
@@ -775,8 +824,12 @@ impl GatewayWorld {
             self.refused = Some(refusal.clone());
             return Err(refusal.into());
         }
-        let started =
-            Gateway::start(template, self.transport, launch, launcher.start_timeout).await;
+        let mut started =
+            Gateway::start(template, self.transport, launch, self.start_timeout()).await;
+        if started.as_ref().is_err_and(|f| f.timed_out) && self.may_relaunch() {
+            self.relaunch("did not accept TCP connections");
+            started = Gateway::start(template, self.transport, launch, self.start_timeout()).await;
+        }
         self.launched_as = Some(match &started {
             Ok(gateway) => gateway.invocation().clone(),
             Err(failure) => failure.invocation.clone(),

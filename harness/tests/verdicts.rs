@@ -314,6 +314,43 @@ fn a_slow_starting_gateway_passes_at_the_defaults() {
     assert!(run.count("passed") >= 8, "{}", run.stdout);
 }
 
+/// A busy machine can starve one launch of a gateway that starts fine: a
+/// launch that stays silent through its window, of a gateway seen to come
+/// up in the run, is made once more with twice the window, and counted.
+/// Here the second launch sleeps past the window, the rest start at once.
+#[test]
+fn a_launch_starved_once_is_made_again_and_counted() {
+    let folder = scratch("starved-once");
+    let launches = folder.join("launches");
+    let _ = std::fs::remove_file(&launches);
+    let gateway = format!(
+        "sh -c 'echo >> \"$4\"; [ \"$(wc -l < \"$4\")\" -eq 2 ] && sleep 4; exec \"$0\" serve --openapi \"$1\" --base-url \"$2\" --listen 127.0.0.1:\"$3\"' {} {{openapi}} {{base_url}} {{port}} {}",
+        reference(),
+        launches.display()
+    );
+    let run = harness(
+        "starved-once",
+        &[
+            "--gateway",
+            &gateway,
+            "--tags",
+            "@TC-DESC-001 or @TC-DESC-002",
+            "--concurrency",
+            "1",
+            "--start-timeout",
+            "2",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.count("error"), 0, "{}", run.stdout);
+    assert_eq!(run.report["relaunched"], 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("1 launch(es) stayed silent"),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn expected_failures_pass_the_run_and_stale_ones_fail_it() {
     let list = scratch("expected").join("known.txt");

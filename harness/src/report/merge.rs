@@ -30,6 +30,7 @@ impl Summary {
             merged.scenarios.extend(part.scenarios);
             merged.problems.extend(part.problems);
             merged.never_started.extend(part.never_started);
+            merged.relaunched += part.relaunched;
             for entry in part.expected_failures {
                 if !merged.expected_failures.contains(&entry) {
                     merged.expected_failures.push(entry);

@@ -267,6 +267,10 @@ pub struct Summary {
     /// Transports over which the gateway never came up.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub never_started: Vec<NeverStarted>,
+    /// Launches that stayed silent through the start-up window, on a gateway
+    /// that had come up before in the run, and were made once more.
+    #[serde(default)]
+    pub relaunched: usize,
 }
 
 /// Scenarios per status.
@@ -362,6 +366,7 @@ impl Summary {
             problems: Vec::new(),
             expected_failures: Vec::new(),
             never_started: Vec::new(),
+            relaunched: 0,
         }
     }
 

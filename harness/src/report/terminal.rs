@@ -287,6 +287,14 @@ impl Summary {
                 cause.transport
             );
         }
+        if self.relaunched > 0 {
+            let _ = writeln!(
+                out,
+                "\n{} launch(es) stayed silent through the start-up window and were made once \
+                 more, with twice the window (a busy machine? see --start-timeout and --launches)",
+                self.relaunched
+            );
+        }
         out.push_str(&self.section_table(style));
         let verdict = self.verdict();
         let _ = writeln!(out, "\n{}", self.kit.describe());
