@@ -1,7 +1,8 @@
 //! The JUnit report as CI tools read it (issue 18): valid against the
 //! Ant/Jenkins schema (vendored in `tests/junit/`, checked with xmllint),
 //! one name per test case, the examples of an outline told apart, and each
-//! case's `file`, `line` and `time`; from a run and from `merge` alike.
+//! case's `file`, `line` and `time`, each suite's `timestamp`; from a run and
+//! from `merge` alike.
 
 use std::{collections::BTreeSet, path::Path, process::Command};
 
@@ -49,6 +50,16 @@ fn check(xml: &Path) {
         assert!(
             attribute(&text, key).iter().all(Option::is_some),
             "a test case without {key}: {text}"
+        );
+    }
+    // Each suite says when the run started, as the schema allows it.
+    let suites: Vec<&str> = text.split("<testsuite ").skip(1).collect();
+    assert!(!suites.is_empty(), "{text}");
+    for suite in suites {
+        let tag = &suite[..suite.find('>').unwrap_or(suite.len())];
+        assert!(
+            tag.contains(" timestamp=\""),
+            "a suite without timestamp: {tag}"
         );
     }
 }

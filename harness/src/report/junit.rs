@@ -16,6 +16,10 @@ impl Summary {
     pub fn junit(&self) -> anyhow::Result<String> {
         let mut report = Report::new(format!("{} {}", self.kit.name, self.kit.version));
         let mut suites: Vec<TestSuite> = Vec::new();
+        let started = self
+            .started
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
         for scenario in &self.scenarios {
             let mut case = TestCase::new(self.case_name(scenario), self.junit_status(scenario));
             case.set_classname(format!("{}.{}", scenario.level.name(), scenario.section));
@@ -33,7 +37,12 @@ impl Summary {
             {
                 Some(index) => index,
                 None => {
-                    suites.push(TestSuite::new(scenario.section.as_str()));
+                    let mut suite = TestSuite::new(scenario.section.as_str());
+                    // The Ant/Jenkins schema has a timestamp per suite only.
+                    if let Some(started) = started {
+                        suite.set_timestamp(started);
+                    }
+                    suites.push(suite);
                     suites.len() - 1
                 }
             };

@@ -31,6 +31,8 @@ impl Summary {
             merged.problems.extend(part.problems);
             merged.never_started.extend(part.never_started);
             merged.relaunched += part.relaunched;
+            // The merged run started with its first part.
+            merged.started = merged.started.into_iter().chain(part.started).min();
             for entry in part.expected_failures {
                 if !merged.expected_failures.contains(&entry) {
                     merged.expected_failures.push(entry);

@@ -271,6 +271,9 @@ pub struct Summary {
     /// that had come up before in the run, and were made once more.
     #[serde(default)]
     pub relaunched: usize,
+    /// When the run started (RFC 3339, local time with its offset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<String>,
 }
 
 /// Scenarios per status.
@@ -367,6 +370,7 @@ impl Summary {
             expected_failures: Vec::new(),
             never_started: Vec::new(),
             relaunched: 0,
+            started: Some(chrono::Local::now().fixed_offset().to_rfc3339()),
         }
     }
 
