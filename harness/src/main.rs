@@ -42,17 +42,18 @@ Examples:
       split a slow gateway's run over a CI matrix, then join the reports
 
 Exit status:
-  0  every required rule passed (recommended rules not met, expected failures
-     and scenarios not run are reported, and do not fail the run)
+  0  every required rule passed (recommended rules not met, expected failures,
+     scenarios not run, and scenarios not judged because the gateway breaks
+     another rule they rely on, are reported and do not fail the run)
   1  a required rule failed (with --strict, also a recommended rule), or an
      expected failure now passes (stale)
   2  bad usage: an option, a template, an unreadable expected-failures file
      or one naming no rule or scenario of the suite, reports merge cannot
      join (a shard missing or twice, another gateway, kit or rules revision)
   3  nothing failed, but not everything could be judged: the gateway did not
-     start or crashed, a step has no definition, or no scenario ran (a gateway
-     whose first launches all fail alike is not launched again: its scenarios
-     are errors of that one cause, shown once)
+     start or crashed, a step has no definition, or no scenario ran or was
+     judged (a gateway whose first launches all fail alike is not launched
+     again: its scenarios are errors of that one cause, shown once)
 The last line printed is `N passed, N failed`, followed by the other counts."
 )]
 struct Cli {

@@ -111,6 +111,8 @@ pub struct GatewayWorld {
     renamed: HashMap<String, String>,
     /// What a report of this scenario should mention besides its failure.
     notes: Vec<String>,
+    /// Why the scenario could not see its rule, set by the step that found it.
+    unseen: Option<String>,
     /// Set by the step that puts starting itself under test.
     start_under_test: bool,
     /// Set when the scenario expects the gateway to exit (a refused document).
@@ -144,6 +146,9 @@ pub struct Diagnostics {
     pub not_judged: Option<String>,
     /// Why the scenario was not run (`--max-failures` was reached).
     pub not_run: Option<String>,
+    /// Why the scenario ran but could not see its rule, and which rule
+    /// judges the cause (see [`GatewayWorld::not_judged`]).
+    pub unseen: Option<String>,
     pub stderr: String,
     /// Every request the mock upstream received, as text.
     pub upstream: Vec<String>,
@@ -206,6 +211,7 @@ impl GatewayWorld {
             resolve_names: true,
             renamed: HashMap::new(),
             notes: Vec::new(),
+            unseen: None,
             start_under_test: false,
             exit_expected: false,
             start_failure: None,
@@ -282,6 +288,7 @@ impl GatewayWorld {
         Diagnostics {
             not_judged,
             not_run,
+            unseen: self.unseen.clone(),
             notes: self.notes.clone(),
             stderr,
             upstream: self
@@ -291,6 +298,16 @@ impl GatewayWorld {
                 .map(crate::steps::call_support::describe)
                 .collect(),
         }
+    }
+
+    /// Ends the step without a verdict: what the scenario needed to see its
+    /// rule is missing because the gateway breaks `judged_by`, whose own
+    /// scenarios judge that. The step returns what this gives:
+    /// `return Err(world.not_judged("TC-NAME-003", "..."))`.
+    pub fn not_judged(&mut self, judged_by: &str, why: impl fmt::Display) -> StepFailure {
+        let unseen = format!("not judged: {why}; {judged_by} judges that");
+        self.unseen = Some(unseen.clone());
+        anyhow!(unseen).into()
     }
 
     /// Stops the gateway and launches it again on the same document.

@@ -92,6 +92,7 @@ impl Progress {
                     Status::NotMet => 'r',
                     Status::Expected => 'x',
                     Status::NotRun => 's',
+                    Status::NotJudged => 'n',
                     Status::Error => 'E',
                 };
                 let _ = write!(out, "{mark}");
@@ -324,6 +325,9 @@ impl<Inner> Recorder<Inner> {
                 not_judged: Some(_),
                 ..
             }) => Status::Error,
+            Some(Diagnostics {
+                unseen: Some(_), ..
+            }) => Status::NotJudged,
             _ => Status::Failed,
         };
         self.set(key, status, failure);
@@ -425,6 +429,7 @@ fn with_diagnostics(
         .not_run
         .as_ref()
         .or(diagnostics.not_judged.as_ref())
+        .or(diagnostics.unseen.as_ref())
     {
         // The step's own message follows; the headline says why it proves nothing.
         failure.summary = why.clone();
