@@ -55,6 +55,35 @@ async fn exactly_one(world: &mut GatewayWorld) -> StepResult {
     Ok(())
 }
 
+/// The redirect stayed unfollowed: the upstream got only the call's own
+/// request. A gateway that followed it (breaking the rule named) leaves
+/// nothing of the redirect for the scenario to judge: not judged.
+#[then(regex = r"^the redirect was not followed, which (TC-[A-Z]+-\d+) requires$")]
+async fn redirect_not_followed(world: &mut GatewayWorld, rule: String) -> StepResult {
+    let requests = world.upstream().requests();
+    if requests.len() > 1 {
+        let first: Vec<String> = requests
+            .iter()
+            .take(3)
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect();
+        let more = if requests.len() > first.len() {
+            ", ..."
+        } else {
+            ""
+        };
+        return Err(world.not_judged(
+            &rule,
+            format!(
+                "the gateway followed the redirect (the upstream received {} requests: {}{more})",
+                requests.len(),
+                first.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
 #[then(expr = "the upstream received exactly one request: {word} {string}")]
 async fn exactly_one_to(world: &mut GatewayWorld, method: String, path: String) -> StepResult {
     let request = only_request(world)?;
