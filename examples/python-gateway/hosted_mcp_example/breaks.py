@@ -48,6 +48,7 @@ BREAKS: dict[str, str] = {
     "TC-SEND-001": "a 5xx answer is retried once",
     "TC-SEND-003": "redirects are followed",
     "TC-SEND-005": "the 15 s deadline applies to each read, not the whole exchange",
+    "TC-ANS-001": "a text body's final line break is trimmed",
     "TC-ANS-002": "JSON bodies come back as they are, not pretty-printed",
     "TC-ANS-003": "a body of exactly 1,048,576 bytes gets a note that it was cut",
     "TC-ANS-004": "the cut falls on a byte, and the broken character is decoded as U+FFFD",

@@ -224,10 +224,18 @@ async fn answers_endless(
     Ok(())
 }
 
-#[then("the call succeeds with a text containing:")]
-async fn succeeds_containing(world: &mut GatewayWorld, step: &Step) -> StepResult {
+/// The body as text, character for character: nothing added, nothing
+/// trimmed (a final line break included).
+#[then("the call succeeds with exactly the text:")]
+async fn succeeds_with_text(world: &mut GatewayWorld, step: &Step) -> StepResult {
     let expected = expand(world, doc_string(step)?);
-    contains(success_text(world)?, &expected)
+    exactly(success_text(world)?, &expected)
+}
+
+#[then(expr = "the call succeeds with exactly the text {string}")]
+async fn succeeds_with_text_inline(world: &mut GatewayWorld, expected: String) -> StepResult {
+    let expected = expand(world, &expected);
+    exactly(success_text(world)?, &expected)
 }
 
 /// The rule asks for the same JSON pretty-printed, with any indentation and
@@ -543,6 +551,17 @@ async fn no_replacement(world: &mut GatewayWorld) -> StepResult {
         fail!(
             "the result has U+FFFD at byte {at}: a character was cut in two:\n{}",
             clip_from(text, at, 40)
+        );
+    }
+    Ok(())
+}
+
+fn exactly(text: &str, expected: &str) -> StepResult {
+    if text != expected {
+        fail!(
+            "expected the text to be exactly {expected:?}\ngot {text:?}",
+            expected = clip(expected),
+            text = clip(text)
         );
     }
     Ok(())
