@@ -203,7 +203,7 @@ Feature: Loading the document
           $ref: "{{base_url}}/paths/owners.yaml"
       """
     When the gateway loads the document, whether it accepts it or not
-    Then the upstream has received no request
+    Then nothing reached the upstream
 
   @TC-LOAD-005
   Scenario: Path-item parameters apply to every operation; an operation's own one replaces it

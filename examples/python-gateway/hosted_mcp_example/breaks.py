@@ -11,6 +11,7 @@ import os
 #: Rule ID -> what the variant does wrong.
 BREAKS: dict[str, str] = {
     "TC-PROTO-004": "an unknown tool is a tool result with isError, not JSON-RPC error -32602",
+    "TC-PROTO-005": "arguments that are not an object send bytes that are no HTTP request upstream",
     "TC-PROTO-006": "tools are listed with their paths sorted alphabetically",
     "TC-LOAD-002": "only OpenAPI 3.0.x is accepted; 3.1 documents are refused",
     "TC-LOAD-003": "a $ref in an operation's parameter list is skipped, not resolved",
