@@ -230,6 +230,33 @@ async fn body_is_json(world: &mut GatewayWorld, step: &Step) -> StepResult {
     Ok(())
 }
 
+/// One member of the JSON body, by JSON Pointer: present, with this value
+/// (a `null` must arrive as `null`, not be left out).
+#[then(regex = r#"^the request's body holds (.+) at "([^"]*)"$"#)]
+async fn body_holds(world: &mut GatewayWorld, json: String, pointer: String) -> StepResult {
+    let expected = parse_json(&json)?;
+    let request = the_request(world)?;
+    let actual: Value = serde_json::from_slice(&request.body).with_context(|| {
+        format!(
+            "the request's body is not JSON: {:?}",
+            String::from_utf8_lossy(&request.body)
+        )
+    })?;
+    match actual.pointer(&pointer) {
+        Some(value) if same_json(value, &expected) => Ok(()),
+        Some(value) => fail!(
+            "expected {} at {pointer:?} of the body, got {}",
+            show(&expected),
+            show(value)
+        ),
+        None => fail!(
+            "expected {} at {pointer:?} of the body, which has nothing there: {}",
+            show(&expected),
+            show(&actual)
+        ),
+    }
+}
+
 #[then("the request has no body")]
 async fn no_body(world: &mut GatewayWorld) -> StepResult {
     let request = the_request(world)?;
