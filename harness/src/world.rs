@@ -305,9 +305,14 @@ impl GatewayWorld {
     /// scenarios judge that. The step returns what this gives:
     /// `return Err(world.not_judged("TC-NAME-003", "..."))`.
     pub fn not_judged(&mut self, judged_by: &str, why: impl fmt::Display) -> StepFailure {
+        self.unseen_error(judged_by, why).into()
+    }
+
+    /// Records why the scenario cannot see its rule; the error to return.
+    fn unseen_error(&mut self, judged_by: &str, why: impl fmt::Display) -> anyhow::Error {
         let unseen = format!("not judged: {why}; {judged_by} judges that");
         self.unseen = Some(unseen.clone());
-        anyhow!(unseen).into()
+        anyhow!(unseen)
     }
 
     /// Stops the gateway and launches it again on the same document.
@@ -415,7 +420,10 @@ impl GatewayWorld {
 
     /// The gateway's name for the tool the rules call `name`: `name` itself
     /// when listed; else, outside the naming rules' own scenarios, the tool
-    /// of the same operation (see [`naming`]), with a note for the report.
+    /// of the same operation as [`naming::find`] tells it by what it is,
+    /// with a note for the report. A gateway that names its tools otherwise
+    /// and leaves that tool unknown leaves the scenario not judged: its names
+    /// are the naming rule's matter.
     pub async fn tool_name(&mut self, name: &str) -> anyhow::Result<String> {
         if let Some(known) = self.renamed.get(name) {
             return Ok(known.clone());
@@ -425,18 +433,35 @@ impl GatewayWorld {
         if listed(name) || !self.resolve_names {
             return Ok(name.to_owned());
         }
-        let expected = naming::expected_names(self.document.as_deref().unwrap_or_default());
-        let listed: Vec<&str> = tools
-            .iter()
-            .map(|tool| tool["name"].as_str().unwrap_or_default())
-            .collect();
-        let Some(actual) = naming::find(name, &expected, &listed).map(|i| listed[i].to_owned())
-        else {
+        let operations = naming::operations(self.document.as_deref().unwrap_or_default());
+        let Some(operation) = operations.iter().find(|o| o.name == name) else {
             return Ok(name.to_owned());
+        };
+        let Some(actual) = naming::find(name, &operations, &tools)
+            .and_then(|i| tools[i]["name"].as_str())
+            .map(str::to_owned)
+        else {
+            let named_otherwise = tools
+                .iter()
+                .any(|tool| !operations.iter().any(|o| tool["name"] == o.name.as_str()));
+            if !named_otherwise {
+                return Ok(name.to_owned());
+            }
+            let why = format!(
+                "the gateway lists no tool {name:?}, and no listed tool could be told to be \
+                 the one of {} {} (by its name, its stated method and path, or its \
+                 arguments); the gateway lists {:?}",
+                operation.method.to_uppercase(),
+                operation.path,
+                crate::steps::support::tool_names(&tools)
+            );
+            return Err(self.unseen_error(operation.named_by, why));
         };
         self.notes.push(format!(
             "the gateway calls the tool the rules name {name:?} {actual:?} (a naming rule's \
-             matter); it was found as the tool of the same operation"
+             matter); it was found as the tool of {} {}, by what it is",
+            operation.method.to_uppercase(),
+            operation.path
         ));
         self.renamed.insert(name.to_owned(), actual.clone());
         Ok(actual)
