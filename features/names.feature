@@ -56,8 +56,10 @@ Feature: Tools and their names
   @TC-NAME-004
   Scenario: x-agentify wins over x-mcp and operationId, and x-mcp wins over operationId
     Precedence is judged apart from the sources themselves: a source is
-    tried alone first (whether it names a tool is its own rule's matter),
-    and where it does, it must also win over the sources after it.
+    tried alone first (whether it names a tool is the rule in the last
+    column's matter), and where it does, it must also win over the sources
+    after it. A source that names no tool alone shows no precedence: the
+    scenario is then not judged, and says which rule judges that.
     (That an operationId wins over the method and path is what TC-NAME-005
     says of an operation without an extension.)
     Given the OpenAPI document:
@@ -91,10 +93,10 @@ Feature: Tools and their names
             responses: {"200": {description: ok}}
       """
     Then each name source that names a tool on its own also wins over the later ones:
-      | alone          | with later sources |
-      | agentify_alone | from_agentify      |
-      | agentify_alone | agentify_over_mcp  |
-      | mcp_alone      | from_mcp_object    |
+      | alone          | with later sources | alone, by      |
+      | agentify_alone | from_agentify      | TC-NAME-001    |
+      | agentify_alone | agentify_over_mcp  | TC-NAME-001    |
+      | mcp_alone      | from_mcp_object    | TC-NAME-003    |
 
   @TC-NAME-005
   Scenario: The operationId is the name when there is no extension

@@ -117,7 +117,7 @@ Feature: Protocol
   Scenario Outline: Arguments that are not an object give a tool error, and nothing is sent
     When the client calls "listPets" with arguments that are not an object: <arguments>
     Then the call returns a tool error with a text
-    And the upstream has received no request
+    And nothing reached the upstream
 
     Examples:
       | arguments |

@@ -556,7 +556,6 @@ Feature: The request
       """
     When the client calls "listPets" with {"<parameter>": "MARKER-7f3a"}
     Then the request's header "X-Partner-Key" is "{{credential}}", or the call is refused and nothing reached the upstream
-    And no byte that reached the upstream contains "MARKER-7f3a"
 
     Examples:
       | parameter     |
@@ -584,7 +583,6 @@ Feature: The request
       """
     When the client calls "listPets" with {"api_key": "MARKER-7f3a", "limit": 2}
     Then the request's query parameter "api_key" is "{{credential}}", or the call is refused and nothing reached the upstream
-    And no byte that reached the upstream contains "MARKER-7f3a"
 
   @TC-REQ-017 @credential-from-document
   Scenario Outline: Without configuration, the document's security scheme places the credential: <scheme>

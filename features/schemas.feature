@@ -290,7 +290,8 @@ Feature: Input schemas
   Scenario Outline: nullable beside a $ref or an allOf admits null: <case>
     A gateway may publish such a schema as an anyOf of the reference and
     null, which the check leaves alone, so only what must pass is judged
-    here (refusing a wrong type is TC-CHECK-001's matter).
+    here (refusing a wrong type is TC-CHECK-001's matter): the value goes
+    through, a null as a null.
     Given the upstream answers every request with status 200
     And the OpenAPI document:
       """
@@ -298,25 +299,31 @@ Feature: Input schemas
       info: {title: Pets, version: "1"}
       paths:
         /pets:
-          get:
-            operationId: findPets
-            parameters:
-              - {name: beside, in: query, schema: {$ref: "#/components/schemas/Pet", nullable: true}}
-              - {name: wrapped, in: query, schema: {nullable: true, allOf: [{$ref: "#/components/schemas/Pet"}]}}
-              - {name: plain, in: query, schema: {$ref: "#/components/schemas/Pet"}}
+          post:
+            operationId: addPet
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      beside: {$ref: "#/components/schemas/Pet", nullable: true}
+                      wrapped: {nullable: true, allOf: [{$ref: "#/components/schemas/Pet"}]}
+                      plain: {$ref: "#/components/schemas/Pet"}
             responses: {"200": {description: ok}}
       components:
         schemas:
           Pet: {type: object, properties: {name: {type: string}}}
       """
-    When the client calls "findPets" with <value> placed at "/<property>"
-    Then the call <outcome>
+    When the client calls "addPet" with <value> placed at "/body/<property>"
+    Then the request's body holds <value> at "/<property>"
 
     Examples:
-      | case                    | property | value           | outcome              |
-      | null beside a $ref      | beside   | null            | reached the upstream |
-      | null beside an allOf    | wrapped  | null            | reached the upstream |
-      | a pet beside a $ref     | beside   | {"name": "Rex"} | reached the upstream |
+      | case                    | property | value           |
+      | null beside a $ref      | beside   | null            |
+      | null beside an allOf    | wrapped  | null            |
+      | a pet beside a $ref     | beside   | {"name": "Rex"} |
 
   @TC-SCHEMA-007
   Scenario: readOnly properties leave the request body, not a parameter

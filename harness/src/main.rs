@@ -50,8 +50,9 @@ Examples:
       one rule: its level, wording and scenarios' text
 
 Exit status:
-  0  every required rule passed (recommended rules not met, expected failures
-     and scenarios not run are reported, and do not fail the run)
+  0  every required rule passed (recommended rules not met, expected failures,
+     scenarios not run, and scenarios not judged because the gateway breaks
+     another rule they rely on, are reported and do not fail the run)
   1  a required rule failed (with --strict, also a recommended rule), or an
      expected failure now passes (stale)
   2  bad usage: an option, a template, --tags naming a tag no scenario
@@ -59,9 +60,9 @@ Exit status:
      or one naming no rule or scenario of the suite, reports merge cannot
      join (a shard missing or twice, another gateway, kit or rules revision)
   3  nothing failed, but not everything could be judged: the gateway did not
-     start or crashed, a step has no definition, or no scenario ran (a gateway
-     whose first launches all fail alike is not launched again: its scenarios
-     are errors of that one cause, shown once)
+     start or crashed, a step has no definition, or no scenario ran or was
+     judged (a gateway whose first launches all fail alike is not launched
+     again: its scenarios are errors of that one cause, shown once)
   130, 143  stopped by Ctrl-C (SIGINT) or SIGTERM: every gateway launched is
      killed, temporary folders removed, the summary so far printed
 The last line printed is `N passed, N failed`, followed by the other counts."

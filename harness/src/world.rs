@@ -119,6 +119,8 @@ pub struct GatewayWorld {
     renamed: HashMap<String, String>,
     /// What a report of this scenario should mention besides its failure.
     notes: Vec<String>,
+    /// Why the scenario could not see its rule, set by the step that found it.
+    unseen: Option<String>,
     /// Set by the step that puts starting itself under test.
     start_under_test: bool,
     /// Set when the scenario expects the gateway to exit (a refused document).
@@ -155,6 +157,9 @@ pub struct Diagnostics {
     pub not_judged: Option<String>,
     /// Why the scenario was not run (`--max-failures` was reached).
     pub not_run: Option<String>,
+    /// Why the scenario ran but could not see its rule, and which rule
+    /// judges the cause (see [`GatewayWorld::not_judged`]).
+    pub unseen: Option<String>,
     pub stderr: String,
     /// Every request the mock upstream received, as text.
     pub upstream: Vec<String>,
@@ -224,6 +229,7 @@ impl GatewayWorld {
             resolve_names: true,
             renamed: HashMap::new(),
             notes: Vec::new(),
+            unseen: None,
             start_under_test: false,
             exit_expected: false,
             start_failure: None,
@@ -316,6 +322,7 @@ impl GatewayWorld {
             not_run,
             launch: self.launched_as.clone(),
             calls: self.calls.clone(),
+            unseen: self.unseen.clone(),
             notes: self.notes.clone(),
             stderr,
             upstream: self
@@ -325,6 +332,21 @@ impl GatewayWorld {
                 .map(crate::steps::call_support::describe)
                 .collect(),
         }
+    }
+
+    /// Ends the step without a verdict: what the scenario needed to see its
+    /// rule is missing because the gateway breaks `judged_by`, whose own
+    /// scenarios judge that. The step returns what this gives:
+    /// `return Err(world.not_judged("TC-NAME-003", "..."))`.
+    pub fn not_judged(&mut self, judged_by: &str, why: impl fmt::Display) -> StepFailure {
+        self.unseen_error(judged_by, why).into()
+    }
+
+    /// Records why the scenario cannot see its rule; the error to return.
+    fn unseen_error(&mut self, judged_by: &str, why: impl fmt::Display) -> anyhow::Error {
+        let unseen = format!("not judged: {why}; {judged_by} judges that");
+        self.unseen = Some(unseen.clone());
+        anyhow!(unseen)
     }
 
     /// Stops the gateway and launches it again on the same document.
@@ -441,7 +463,10 @@ impl GatewayWorld {
 
     /// The gateway's name for the tool the rules call `name`: `name` itself
     /// when listed; else, outside the naming rules' own scenarios, the tool
-    /// of the same operation (see [`naming`]), with a note for the report.
+    /// of the same operation as [`naming::find`] tells it by what it is,
+    /// with a note for the report. A gateway that names its tools otherwise
+    /// and leaves that tool unknown leaves the scenario not judged: its names
+    /// are the naming rule's matter.
     pub async fn tool_name(&mut self, name: &str) -> anyhow::Result<String> {
         if let Some(known) = self.renamed.get(name) {
             return Ok(known.clone());
@@ -451,18 +476,35 @@ impl GatewayWorld {
         if listed(name) || !self.resolve_names {
             return Ok(name.to_owned());
         }
-        let expected = naming::expected_names(self.document.as_deref().unwrap_or_default());
-        let listed: Vec<&str> = tools
-            .iter()
-            .map(|tool| tool["name"].as_str().unwrap_or_default())
-            .collect();
-        let Some(actual) = naming::find(name, &expected, &listed).map(|i| listed[i].to_owned())
-        else {
+        let operations = naming::operations(self.document.as_deref().unwrap_or_default());
+        let Some(operation) = operations.iter().find(|o| o.name == name) else {
             return Ok(name.to_owned());
+        };
+        let Some(actual) = naming::find(name, &operations, &tools)
+            .and_then(|i| tools[i]["name"].as_str())
+            .map(str::to_owned)
+        else {
+            let named_otherwise = tools
+                .iter()
+                .any(|tool| !operations.iter().any(|o| tool["name"] == o.name.as_str()));
+            if !named_otherwise {
+                return Ok(name.to_owned());
+            }
+            let why = format!(
+                "the gateway lists no tool {name:?}, and no listed tool could be told to be \
+                 the one of {} {} (by its name, its stated method and path, or its \
+                 arguments); the gateway lists {:?}",
+                operation.method.to_uppercase(),
+                operation.path,
+                crate::steps::support::tool_names(&tools)
+            );
+            return Err(self.unseen_error(operation.named_by, why));
         };
         self.notes.push(format!(
             "the gateway calls the tool the rules name {name:?} {actual:?} (a naming rule's \
-             matter); it was found as the tool of the same operation"
+             matter); it was found as the tool of {} {}, by what it is",
+            operation.method.to_uppercase(),
+            operation.path
         ));
         self.renamed.insert(name.to_owned(), actual.clone());
         Ok(actual)

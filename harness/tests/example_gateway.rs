@@ -171,9 +171,22 @@ impl Drop for ForkServer {
     }
 }
 
+/// A broken variant, as the gateway lists it.
+#[derive(serde::Deserialize)]
+struct Variant {
+    /// What it does wrong.
+    what: String,
+    /// Rules of other sections and the status each must have under it
+    /// (`passed`: it saw its own matter only; `not_judged`: it said it
+    /// could not see it).
+    #[serde(default)]
+    also: BTreeMap<String, String>,
+}
+
 /// The broken variants judged over `transport`, from the gateway itself:
-/// rule ID -> what breaks.
-fn variants(transport: &str) -> BTreeMap<String, String> {
+/// key -> variant. A key is the rule ID it breaks, or `<rule ID>+<what>` for
+/// another variant of it.
+fn variants(transport: &str) -> BTreeMap<String, Variant> {
     let mut command = Command::new(python());
     command
         .env("PYTHONPATH", gateway_dir())
@@ -183,6 +196,11 @@ fn variants(transport: &str) -> BTreeMap<String, String> {
     }
     let output = checked(&mut command);
     serde_json::from_slice(&output.stdout).expect("--list-breaks prints a JSON object")
+}
+
+/// The rule a variant key breaks: `TC-SCHEMA-004+maximum` -> `TC-SCHEMA-004`.
+fn rule_of(key: &str) -> &str {
+    key.split('+').next().unwrap_or(key)
 }
 
 /// The feature file of a rule's section (`TC-REQ-002` -> `request.feature`).
@@ -263,6 +281,17 @@ fn run_harness(
     features: &str,
     broken: Option<&str>,
 ) -> Run {
+    run_harness_tagged(name, launch, transport, features, broken, None)
+}
+
+fn run_harness_tagged(
+    name: &str,
+    launch: Launch,
+    transport: &str,
+    features: &str,
+    broken: Option<&str>,
+    tags: Option<&str>,
+) -> Run {
     let template = template(launch, transport);
     let _slots = Slots::take(match launch {
         Launch::Plain => RUN_SLOTS,
@@ -279,6 +308,9 @@ fn run_harness(
         .arg(&json)
         .env_remove("EXAMPLE_GATEWAY_BREAK")
         .env_remove("EXAMPLE_GATEWAY_FORKSERVER");
+    if let Some(tags) = tags {
+        command.args(["--tags", tags]);
+    }
     if let Some(rule) = broken {
         command.env("EXAMPLE_GATEWAY_BREAK", rule);
     }
@@ -321,8 +353,9 @@ fn run_harness(
 /// The rules of `level` whose status in the report is one of `statuses`.
 ///
 /// The one place that reads rule statuses (`passed`, `failed`, `not_met`,
-/// `expected`, `not_run`, `error`: `harness/src/report/mod.rs`). `not_run`,
-/// a transport the run was not given, is neither a failure nor a miss.
+/// `expected`, `not_run`, `not_judged`, `error`: `harness/src/report/mod.rs`).
+/// `not_run`, a transport the run was not given, is neither a failure nor a
+/// miss; nor is `not_judged`, a rule that could not be seen.
 fn rules_with_status(report: &Value, level: &str, statuses: &[&str]) -> BTreeSet<String> {
     report["rules"]
         .as_array()
@@ -428,9 +461,9 @@ fn the_python_gateway_passes_over_stdio() {
     // The variants only a stdio client can see, each on its section.
     let wrong: Vec<String> = variants("stdio")
         .iter()
-        .filter_map(|(rule, what)| {
+        .filter_map(|(rule, variant)| {
             let baseline_misses = BTreeSet::new();
-            judge_variant(&fork, "stdio", rule, what, &baseline_misses).1
+            judge_variant(&fork, "stdio", rule, &variant.what, &baseline_misses).1
         })
         .collect();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -447,15 +480,20 @@ fn the_python_gateway_passes_over_http_and_each_variant_fails_its_rule_only() {
     let only: Option<BTreeSet<String>> = std::env::var("EXAMPLE_GATEWAY_VARIANTS")
         .ok()
         .map(|list| list.split(',').map(|s| s.trim().to_owned()).collect());
-    let mut queue: Vec<(String, String)> = variants("http")
+    let mut queue: Vec<(String, Variant)> = variants("http")
         .into_iter()
-        .filter(|(rule, _)| only.as_ref().is_none_or(|only| only.contains(rule)))
+        .filter(|(key, _)| only.as_ref().is_none_or(|only| only.contains(key)))
         .collect();
     // The slowest sections last in the queue, so taken first: the short runs
     // then fill the slots beside them.
     let slowest = slowest_scenario_per_section(&baseline.report);
     queue.sort_by(|(a, _), (b, _)| {
-        let seconds = |rule: &str| slowest.get(section_of(rule)).copied().unwrap_or(0.0);
+        let seconds = |key: &str| {
+            slowest
+                .get(section_of(rule_of(key)))
+                .copied()
+                .unwrap_or(0.0)
+        };
         seconds(a).total_cmp(&seconds(b)).then(b.cmp(a))
     });
     let queue = Mutex::new(queue);
@@ -463,15 +501,20 @@ fn the_python_gateway_passes_over_http_and_each_variant_fails_its_rule_only() {
     std::thread::scope(|scope| {
         for _ in 0..RUN_SLOTS {
             scope.spawn(|| loop {
-                let Some((rule, what)) = queue.lock().unwrap_or_else(|p| p.into_inner()).pop()
+                let Some((key, variant)) = queue.lock().unwrap_or_else(|p| p.into_inner()).pop()
                 else {
                     break;
                 };
-                let judged = judge_variant(&fork, "http", &rule, &what, &baseline_misses);
+                let mut judged =
+                    judge_variant(&fork, "http", &key, &variant.what, &baseline_misses);
+                if let Some(wrong) = judge_others(&fork, &key, &variant) {
+                    let before = judged.1.take().map(|w| w + "\n").unwrap_or_default();
+                    judged.1 = Some(before + &wrong);
+                }
                 results
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .push((rule, judged));
+                    .push((key, judged));
             });
         }
     });
@@ -513,25 +556,61 @@ fn slowest_scenario_per_section(report: &Value) -> BTreeMap<String, f64> {
     slowest
 }
 
-/// Runs the variant that breaks `rule` on its rule's section over
-/// `transport`: its timing line, and what is wrong if the run did not fail
-/// exactly that rule.
+/// Runs, under the variant `key`, the scenarios of the rules it lists in
+/// `also` (other sections): what is wrong if one of them has not the status
+/// listed.
+fn judge_others(fork: &ForkServer, key: &str, variant: &Variant) -> Option<String> {
+    if variant.also.is_empty() {
+        return None;
+    }
+    let tags: Vec<String> = variant.also.keys().map(|id| format!("@{id}")).collect();
+    let run = run_harness_tagged(
+        &format!("break-{key}-others"),
+        Launch::Fork(fork),
+        "http",
+        &workspace().join("features").display().to_string(),
+        Some(key),
+        Some(&tags.join(" or ")),
+    );
+    let wrong: Vec<String> = variant
+        .also
+        .iter()
+        .filter(|(id, status)| {
+            !rules_with_status(&run.report, "required", &[status.as_str()]).contains(*id)
+        })
+        .map(|(id, status)| format!("{id} should be {status}"))
+        .collect();
+    if wrong.is_empty() {
+        return None;
+    }
+    let shown: BTreeSet<String> = variant.also.keys().cloned().collect();
+    Some(format!(
+        "variant {key} ({}), other sections: {}\n{}",
+        variant.what,
+        wrong.join(", "),
+        failure_lines(&run.report, &shown)
+    ))
+}
+
+/// Runs the variant `key` on its rule's section over `transport`: its
+/// timing line, and what is wrong if the run did not fail exactly that rule.
 fn judge_variant(
     fork: &ForkServer,
     transport: &str,
-    rule: &str,
+    key: &str,
     what: &str,
     baseline_misses: &BTreeSet<String>,
 ) -> (String, Option<String>) {
+    let rule = rule_of(key);
     let section = section_of(rule);
     let run = run_harness(
-        &format!("break-{rule}-{transport}"),
+        &format!("break-{key}-{transport}"),
         Launch::Fork(fork),
         transport,
         &features(section),
-        Some(rule),
+        Some(key),
     );
-    let timing = format!("{rule} ({section}): {:.0} s", run.seconds);
+    let timing = format!("{key} ({section}): {:.0} s", run.seconds);
     let expected = BTreeSet::from([rule.to_owned()]);
     let failed = required_failures(&run.report);
     let expected_misses: BTreeSet<String> = baseline_misses
@@ -561,7 +640,7 @@ fn judge_variant(
         shown.insert(rule.to_owned());
     }
     let wrong = format!(
-        "variant {rule} ({what}), {section}.feature:\n  missing failure: {:?}\n  its rule judged broken (not just an error): {judged}\n  unexpected required failures: {unexpected:?}\n  recommended rules that changed or were not judged: {changed:?}\n  exit status success: {}\n{}",
+        "variant {key} ({what}), {section}.feature:\n  missing failure: {:?}\n  its rule judged broken (not just an error): {judged}\n  unexpected required failures: {unexpected:?}\n  recommended rules that changed or were not judged: {changed:?}\n  exit status success: {}\n{}",
         expected.difference(&failed).collect::<Vec<_>>(),
         run.success,
         failure_lines(&run.report, &shown),

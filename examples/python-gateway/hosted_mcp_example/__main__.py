@@ -34,9 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if args.list_breaks:
-        from .breaks import BREAKS, STDIO_BREAKS
+        from .breaks import listing
 
-        print(json.dumps(STDIO_BREAKS if args.stdio else BREAKS, indent=2))
+        print(json.dumps(listing(stdio=args.stdio), indent=2))
         return 0
     if not args.openapi or not args.base_url or (args.port is None and not args.stdio):
         parser.error("--openapi, --base-url and one of --port or --stdio are needed")

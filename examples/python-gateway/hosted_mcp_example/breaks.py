@@ -2,8 +2,10 @@
 
 `EXAMPLE_GATEWAY_BREAK=<rule ID>` breaks exactly one required rule, the way a
 real implementer plausibly would. Each break is one `if broken(...)` in the
-module where its rule lives. `python -m hosted_mcp_example --list-breaks`
-prints this table as JSON for the test that runs every variant.
+module where its rule lives. A second variant of the same rule is keyed
+`<rule ID>+<what>`. `python -m hosted_mcp_example --list-breaks` prints the
+variants as JSON for the test that runs every variant: what each does wrong,
+and the verdicts it must leave on rules of other sections (`ALSO`).
 """
 
 import os
@@ -11,7 +13,9 @@ import os
 #: Rule ID -> what the variant does wrong.
 BREAKS: dict[str, str] = {
     "TC-PROTO-004": "an unknown tool is a tool result with isError, not JSON-RPC error -32602",
+    "TC-PROTO-005": "arguments that are not an object send bytes that are no HTTP request upstream",
     "TC-PROTO-006": "tools are listed with their paths sorted alphabetically",
+    "TC-PROTO-006+methods": "a path's methods are listed in the order the document writes them",
     "TC-LOAD-002": "only OpenAPI 3.0.x is accepted; 3.1 documents are refused",
     "TC-LOAD-003": "a $ref in an operation's parameter list is skipped, not resolved",
     "TC-LOAD-005": "path-item parameters are ignored; only the operation's own count",
@@ -33,6 +37,7 @@ BREAKS: dict[str, str] = {
     "TC-SCHEMA-002": "referenced schemas are carried under definitions (draft-07), not $defs",
     "TC-SCHEMA-003": "nullable is left out of enums: null is in the type but not the enum",
     "TC-SCHEMA-004": "OpenAPI 3.0 boolean exclusiveMinimum/exclusiveMaximum are copied as they are",
+    "TC-SCHEMA-004+maximum": "maximum is left out of every schema",
     "TC-CHECK-004": "keywords written beside a $ref are ignored by the checker",
     "TC-CHECK-005": "enum members are compared without regard to case",
     "TC-CHECK-007": "minLength/maxLength count UTF-8 bytes",
@@ -48,6 +53,7 @@ BREAKS: dict[str, str] = {
     "TC-SEND-001": "a 5xx answer is retried once",
     "TC-SEND-003": "redirects are followed",
     "TC-SEND-005": "the 15 s deadline applies to each read, not the whole exchange",
+    "TC-ANS-001": "a text body's final line break is trimmed",
     "TC-ANS-002": "JSON bodies come back as they are, not pretty-printed",
     "TC-ANS-003": "a body of exactly 1,048,576 bytes gets a note that it was cut",
     "TC-ANS-004": "the cut falls on a byte, and the broken character is decoded as U+FFFD",
@@ -65,7 +71,24 @@ STDIO_BREAKS: dict[str, str] = {
     "TC-PROTO-001": "a banner line goes to stdout before the first message",
 }
 
+#: Variant -> {rule ID: the status it must have}, for rules outside the
+#: variant's section whose scenarios rely on what the variant breaks: they
+#: must see their own matter only ("passed"), or say they cannot
+#: ("not_judged").
+ALSO: dict[str, dict[str, str]] = {
+    "TC-NAME-003": {"TC-NAME-004": "not_judged"},
+    "TC-SCHEMA-004+maximum": {"TC-LOAD-005": "passed"},
+    "TC-SEND-003": {"TC-ANS-007": "not_judged", "TC-MASK-003": "not_judged"},
+}
+
+
+def listing(stdio: bool = False) -> dict[str, dict]:
+    """Every variant judged over HTTP (or, with `stdio`, over stdio), as
+    `--list-breaks` prints it."""
+    breaks = STDIO_BREAKS if stdio else BREAKS
+    return {key: {"what": what, "also": ALSO.get(key, {})} for key, what in breaks.items()}
+
 
 def broken(rule: str) -> bool:
-    """Whether this process runs the variant that breaks `rule`."""
+    """Whether this process runs the variant keyed `rule`."""
     return os.environ.get("EXAMPLE_GATEWAY_BREAK") == rule

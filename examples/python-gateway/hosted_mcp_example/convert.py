@@ -98,7 +98,8 @@ def tools(document: Document) -> list[Tool]:
         item = deref(document, raw_item)
         if not isinstance(item, dict):
             continue
-        for method in METHODS:
+        methods = [key for key in item if key in METHODS] if broken("TC-PROTO-006+methods") else METHODS
+        for method in methods:
             operation = item.get(method)
             if not isinstance(operation, dict):
                 continue
@@ -205,13 +206,13 @@ def _tool(document: Document, path: str, method: str, item: dict[str, Any], oper
             # As some gateways do: the body's properties become arguments
             # (those whose names a parameter took are left out).
             body_required = flat.get("required") if isinstance(flat.get("required"), list) else []
-            for name, subschema in flat["properties"].items():
-                if name in properties or schema_builder._read_only(subschema):
+            for member, subschema in flat["properties"].items():
+                if member in properties or schema_builder._read_only(subschema):
                     continue
-                properties[name] = schema_builder.convert(subschema, request_body=True)
-                plan.body_arguments.append(name)
-                if plan.body_required and name in body_required:
-                    required.append(name)
+                properties[member] = schema_builder.convert(subschema, request_body=True)
+                plan.body_arguments.append(member)
+                if plan.body_required and member in body_required:
+                    required.append(member)
         else:
             properties["body"] = schema_builder.convert(raw_schema, request_body=True)
             if plan.body_required:
@@ -391,6 +392,8 @@ class SchemaBuilder:
             value = out.get(key)
             if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**53:
                 out[key] = float(value)  # our freedom: 50 is published as 50.0
+        if broken("TC-SCHEMA-004+maximum"):
+            out.pop("maximum", None)
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:

@@ -7,9 +7,11 @@ deliver -> answer; only an unknown tool is a JSON-RPC error.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import socket
+from urllib.parse import urlsplit
 from typing import Any
 
 import mcp_types as types
@@ -69,6 +71,8 @@ class Gateway:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name}")
         arguments = params.arguments if params.arguments is not None else {}
         if not isinstance(arguments, dict):
+            if broken("TC-PROTO-005"):
+                await _send_garbage(self.base_url)
             # TC-PROTO-005: still the tool's call, so a tool error.
             return _error(f"The arguments of {tool.name} must be an object; nothing was sent.")
         problems = check(arguments, tool.input_schema)
@@ -119,6 +123,19 @@ def _value_at(arguments: Any, pointer: str) -> str:
         else:
             return "nothing"
     return json.dumps(here, ensure_ascii=False)
+
+
+async def _send_garbage(base_url: str) -> None:
+    """Bytes that are no HTTP request, written to the upstream's address."""
+    url = urlsplit(base_url)
+    try:
+        _, writer = await asyncio.open_connection(url.hostname, url.port or 80)
+        writer.write(b"\x00\x01 arguments were not an object \xff\r\n\r\n")
+        await writer.drain()
+        writer.close()
+        await writer.wait_closed()
+    except OSError:
+        pass
 
 
 def _error(text: str) -> types.CallToolResult:

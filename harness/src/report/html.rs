@@ -16,11 +16,12 @@ use super::{worst, Failure, RuleReport, ScenarioReport, Status, Summary, Verdict
 use crate::catalogue::{Catalogue, Level};
 
 /// Every status, in the order the counts show them.
-const STATUSES: [Status; 6] = [
+const STATUSES: [Status; 7] = [
     Status::Passed,
     Status::Failed,
     Status::NotMet,
     Status::Expected,
+    Status::NotJudged,
     Status::NotRun,
     Status::Error,
 ];
@@ -391,7 +392,8 @@ fn write_failure(out: &mut String, scenario: &ScenarioReport, failure: &Failure)
     }
     let why = match scenario.status {
         Status::NotRun => Some("Not run"),
-        Status::Error => Some("Not judged"),
+        Status::NotJudged => Some("Not judged"),
+        Status::Error => Some("Could not be judged"),
         _ => None,
     };
     if let Some(why) = why {
@@ -508,6 +510,7 @@ fn class(status: Status) -> &'static str {
         Status::NotMet => "not-met",
         Status::Expected => "expected",
         Status::NotRun => "not-run",
+        Status::NotJudged => "not-judged",
         Status::Error => "error",
     }
 }
@@ -631,7 +634,7 @@ const CSS: &str = r#"
 --amber:#d29922;--amber-bg:#2b2111;--grey:#9198a1;--grey-bg:#212830}}
 .passed{--c:var(--passed);--cb:var(--passed-bg)}.failed{--c:var(--failed);--cb:var(--failed-bg)}
 .error{--c:var(--error);--cb:var(--error-bg)}.not-met,.expected{--c:var(--amber);--cb:var(--amber-bg)}
-.not-run{--c:var(--grey);--cb:var(--grey-bg)}
+.not-run,.not-judged{--c:var(--grey);--cb:var(--grey-bg)}
 *{box-sizing:border-box}
 body{margin:0 auto;max-width:76rem;padding:1.5rem 2rem 3rem;background:var(--bg);color:var(--fg);
 font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}

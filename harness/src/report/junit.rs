@@ -110,6 +110,7 @@ impl Summary {
                 scenario.expected.as_deref().unwrap_or_default()
             )),
             Status::NotRun => skipped(format!("not run: {summary}")),
+            Status::NotJudged => skipped(summary.to_owned()),
         }
     }
 }
@@ -151,14 +152,18 @@ mod tests {
             scenario("TC-NAME-008", Level::Recommended, Status::NotMet),
             scenario("TC-NAME-003", Level::Required, Status::Error),
             scenario("TC-NAME-004", Level::Required, Status::NotRun),
+            scenario("TC-NAME-005", Level::Required, Status::NotJudged),
         ]);
         s.scenarios[1].failure.as_mut().unwrap().summary = "bad <name>".into();
+        s.scenarios[5].failure.as_mut().unwrap().summary =
+            "not judged: no extension names a tool; TC-NAME-003 judges that".into();
         let xml = s.junit().unwrap();
         assert_eq!(xml.matches("<testsuite ").count(), 1);
-        assert_eq!(xml.matches("<testcase ").count(), 5);
+        assert_eq!(xml.matches("<testcase ").count(), 6);
         assert_eq!(xml.matches("<failure").count(), 1, "{xml}");
         assert_eq!(xml.matches("<error").count(), 1, "{xml}");
-        assert_eq!(xml.matches("<skipped").count(), 2, "{xml}");
+        assert_eq!(xml.matches("<skipped").count(), 3, "{xml}");
+        assert!(xml.contains("not judged: no extension names a tool; TC-NAME-003 judges that"));
         assert!(xml.contains(r#"name="TC-NAME-002: checks TC-NAME-002""#));
         assert!(xml.contains("bad &lt;name&gt;"));
 

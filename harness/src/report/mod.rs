@@ -34,6 +34,10 @@ pub enum Status {
     Expected,
     /// Not run, with the reason (a transport the gateway does not offer).
     NotRun,
+    /// Ran, but could not see its rule: the gateway lacks something another
+    /// rule requires, and that rule's scenarios judge it. Neither a pass nor
+    /// a failure.
+    NotJudged,
     /// Could not be judged: the gateway did not start or crashed, or the
     /// harness itself failed (a step without definition, say).
     Error,
@@ -47,6 +51,7 @@ impl Status {
             Self::NotMet => "not met",
             Self::Expected => "expected failure",
             Self::NotRun => "not run",
+            Self::NotJudged => "not judged",
             Self::Error => "error",
         }
     }
@@ -284,6 +289,8 @@ pub struct Counts {
     pub not_met: usize,
     pub expected: usize,
     pub not_run: usize,
+    #[serde(default)]
+    pub not_judged: usize,
     pub error: usize,
 }
 
@@ -295,6 +302,7 @@ impl Counts {
             Status::NotMet => &mut self.not_met,
             Status::Expected => &mut self.expected,
             Status::NotRun => &mut self.not_run,
+            Status::NotJudged => &mut self.not_judged,
             Status::Error => &mut self.error,
         } += 1;
     }
@@ -307,10 +315,13 @@ impl Counts {
             Status::NotMet => self.not_met,
             Status::Expected => self.expected,
             Status::NotRun => self.not_run,
+            Status::NotJudged => self.not_judged,
             Status::Error => self.error,
         }
     }
 
+    /// Scenarios that reached a verdict or an error; a scenario not judged
+    /// ran, but judged nothing.
     pub fn ran(&self) -> usize {
         self.passed + self.failed + self.not_met + self.expected + self.error
     }
@@ -485,7 +496,11 @@ impl Summary {
         }
         errors.extend(self.problems.iter().cloned());
         if counts.ran() == 0 {
-            errors.push("no scenario ran".to_owned());
+            errors.push(if counts.not_judged > 0 {
+                "no scenario was judged".to_owned()
+            } else {
+                "no scenario ran".to_owned()
+            });
         }
         let (exit_code, outcome) = if !failures.is_empty() {
             (EXIT_FAILED, "failed")
@@ -520,6 +535,7 @@ impl Summary {
             ),
             (counts.expected, "expected failures"),
             (counts.not_run, "not run"),
+            (counts.not_judged, "not judged"),
             (counts.error, "errors"),
         ] {
             if count > 0 {
@@ -553,8 +569,8 @@ fn rule_report<'a>(
 }
 
 /// The status of a group (a rule's scenarios, a section's rules): the worst,
-/// where a verdict outranks an error, and a group with something not run has
-/// not passed.
+/// where a verdict outranks an error, and a group with something not judged
+/// or not run has not passed.
 pub(crate) fn worst(statuses: impl IntoIterator<Item = Status>) -> Status {
     let statuses: Vec<Status> = statuses.into_iter().collect();
     [
@@ -562,6 +578,7 @@ pub(crate) fn worst(statuses: impl IntoIterator<Item = Status>) -> Status {
         Status::NotMet,
         Status::Error,
         Status::Expected,
+        Status::NotJudged,
         Status::NotRun,
     ]
     .into_iter()
@@ -638,6 +655,27 @@ pub(crate) mod tests {
         ]);
         assert_eq!(errored.verdict().exit_code, EXIT_ERROR);
         assert_eq!(errored.verdict().outcome, "error");
+    }
+
+    #[test]
+    fn not_judged_is_counted_apart_and_fails_nothing() {
+        let s = summary(vec![
+            scenario("TC-NAME-001", Level::Required, Status::Passed),
+            scenario("TC-NAME-004", Level::Required, Status::NotJudged),
+        ]);
+        assert_eq!(s.counts().not_judged, 1);
+        assert_eq!(s.last_line(), "1 passed, 0 failed, 1 not judged");
+        assert_eq!(s.verdict().exit_code, EXIT_PASSED);
+        let rules = s.rules();
+        assert_eq!(rules[1].status, Status::NotJudged);
+        // A run that judged nothing has not passed.
+        let nothing = summary(vec![scenario(
+            "TC-NAME-004",
+            Level::Required,
+            Status::NotJudged,
+        )]);
+        assert_eq!(nothing.verdict().exit_code, EXIT_ERROR);
+        assert_eq!(nothing.verdict().reasons, ["no scenario was judged"]);
     }
 
     #[test]

@@ -134,6 +134,7 @@ fn mark(status: Status, strict: bool) -> char {
         Status::NotMet => 'r',
         Status::Expected => 'x',
         Status::NotRun => 's',
+        Status::NotJudged => 'n',
         Status::Error => 'E',
     }
 }
@@ -373,6 +374,9 @@ impl<Inner> Recorder<Inner> {
                 not_judged: Some(_),
                 ..
             }) => Status::Error,
+            Some(Diagnostics {
+                unseen: Some(_), ..
+            }) => Status::NotJudged,
             _ => Status::Failed,
         };
         self.set(key, status, failure);
@@ -484,6 +488,7 @@ fn with_diagnostics(
         .not_run
         .as_ref()
         .or(diagnostics.not_judged.as_ref())
+        .or(diagnostics.unseen.as_ref())
     {
         // The step's own message follows; the headline says why it proves nothing.
         failure.summary = why.clone();

@@ -41,7 +41,7 @@ impl Style {
             Status::Failed => "1;31",
             Status::Error => "1;35",
             Status::NotMet | Status::Expected => "33",
-            Status::NotRun => "2",
+            Status::NotRun | Status::NotJudged => "2",
         };
         self.paint(code, &status.label().to_uppercase())
     }
@@ -257,6 +257,11 @@ impl Summary {
         brief(
             Status::Expected,
             "Expected failures (listed with --expected-failures)",
+            &mut out,
+        );
+        brief(
+            Status::NotJudged,
+            "Not judged (their rule could not be seen; the rule named judges the cause)",
             &mut out,
         );
         self.not_run_lines(&mut out);

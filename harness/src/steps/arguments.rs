@@ -100,16 +100,46 @@ async fn lacks_argument_unless_refused(
 #[then(expr = "the tool {string} has no argument for the header {string}")]
 async fn no_header_argument(world: &mut GatewayWorld, name: String, header: String) -> StepResult {
     let (names, _) = arguments(world, &name).await?;
+    let offending = for_header(&names, &header);
+    if !offending.is_empty() {
+        fail!("tool {name:?} offers {offending:?}, an argument for the header {header:?}");
+    }
+    Ok(())
+}
+
+/// A header the gateway must offer, so that leaving out another header is
+/// seen to be chosen: a gateway that offers no header arguments at all
+/// (the rule named's matter) leaves the scenario not judged.
+#[then(
+    regex = r#"^the tool "([^"]*)" has an argument for the header "([^"]*)", which (TC-[A-Z]+-\d+) requires$"#
+)]
+async fn header_argument(
+    world: &mut GatewayWorld,
+    name: String,
+    header: String,
+    rule: String,
+) -> StepResult {
+    let (names, _) = arguments(world, &name).await?;
+    if for_header(&names, &header).is_empty() {
+        return Err(world.not_judged(
+            &rule,
+            format!(
+                "tool {name:?} offers no argument for the header {header:?} (it offers {names:?})"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The argument names that stand for `header`: its name, or its name with a
+/// location prefix, in any case.
+fn for_header<'a>(names: &'a BTreeSet<String>, header: &str) -> Vec<&'a String> {
     let header = header.to_ascii_lowercase();
-    let offending: Vec<_> = names
+    names
         .iter()
         .filter(|n| {
             let n = n.to_ascii_lowercase();
             n == header || n.ends_with(&format!("_{header}"))
         })
-        .collect();
-    if !offending.is_empty() {
-        fail!("tool {name:?} offers {offending:?}, an argument for the header {header:?}");
-    }
-    Ok(())
+        .collect()
 }

@@ -107,20 +107,6 @@ fn names_line(text: &str, line: usize) -> bool {
             .any(|(i, m)| !text[..i].ends_with(digit) && text[i + m.len()..].starts_with(digit))
 }
 
-#[then("the upstream has received no request")]
-async fn upstream_untouched(world: &mut GatewayWorld) -> StepResult {
-    let requests = world.upstream().requests();
-    if let Some(first) = requests.first() {
-        fail!(
-            "the upstream received {} request(s), first {} {}",
-            requests.len(),
-            first.method,
-            first.target
-        );
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::names_line;

@@ -69,19 +69,29 @@ async fn names_deterministic(world: &mut GatewayWorld) -> StepResult {
 
 /// TC-NAME-004, precedence, judged apart from the sources themselves: a
 /// source that names a tool on its own (the `alone` column; whether it does is
-/// that source's rule) must also win when later sources are there too (the
-/// other column). A source the gateway ignores even alone has no precedence
-/// to judge here.
+/// the rule of the last column) must also win when later sources are there
+/// too. A source the gateway ignores even alone shows no precedence: with no
+/// row wrong, the scenario is then not judged, naming the rule that judges it.
 #[then("each name source that names a tool on its own also wins over the later ones:")]
 async fn sources_win(world: &mut GatewayWorld, step: &Step) -> StepResult {
     let names = tool_names(&world.list_tools().await?);
     let mut wrong = Vec::new();
-    // The first row is the header: | alone | with later sources |
+    // Sources that name nothing alone, by the rule that says they should.
+    let mut unseen: Vec<(String, String)> = Vec::new();
+    // The first row is the header: | alone | with later sources | alone, by |
     for row in table(step)?.iter().skip(1) {
-        let [alone, combined] = row.as_slice() else {
-            fail!("each row needs the name alone and the name with later sources: {row:?}");
+        let [alone, combined, rule] = row.as_slice() else {
+            fail!(
+                "each row needs the name alone, the name with later sources and the rule \
+                 of the source alone: {row:?}"
+            );
         };
-        if names.contains(alone) && !names.contains(combined) {
+        if !names.contains(alone) {
+            let entry = (rule.clone(), alone.clone());
+            if !unseen.contains(&entry) {
+                unseen.push(entry);
+            }
+        } else if !names.contains(combined) {
             wrong.push(format!(
                 "{alone:?} names its tool alone, but where later sources are there too, \
                  the tool is not named {combined:?}"
@@ -90,6 +100,18 @@ async fn sources_win(world: &mut GatewayWorld, step: &Step) -> StepResult {
     }
     if !wrong.is_empty() {
         fail!("{}\nthe gateway lists {names:?}", wrong.join("\n"));
+    }
+    if !unseen.is_empty() {
+        let mut rules: Vec<&str> = unseen.iter().map(|(rule, _)| rule.as_str()).collect();
+        rules.dedup();
+        let alone: Vec<&str> = unseen.iter().map(|(_, name)| name.as_str()).collect();
+        return Err(world.not_judged(
+            &rules.join(" and "),
+            format!(
+                "no precedence can be seen for a source that names no tool on its own \
+                 (no tool {alone:?}; the gateway lists {names:?})"
+            ),
+        ));
     }
     Ok(())
 }

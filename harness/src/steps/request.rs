@@ -55,6 +55,35 @@ async fn exactly_one(world: &mut GatewayWorld) -> StepResult {
     Ok(())
 }
 
+/// The redirect stayed unfollowed: the upstream got only the call's own
+/// request. A gateway that followed it (breaking the rule named) leaves
+/// nothing of the redirect for the scenario to judge: not judged.
+#[then(regex = r"^the redirect was not followed, which (TC-[A-Z]+-\d+) requires$")]
+async fn redirect_not_followed(world: &mut GatewayWorld, rule: String) -> StepResult {
+    let requests = world.upstream().requests();
+    if requests.len() > 1 {
+        let first: Vec<String> = requests
+            .iter()
+            .take(3)
+            .map(|r| format!("{} {}", r.method, r.path))
+            .collect();
+        let more = if requests.len() > first.len() {
+            ", ..."
+        } else {
+            ""
+        };
+        return Err(world.not_judged(
+            &rule,
+            format!(
+                "the gateway followed the redirect (the upstream received {} requests: {}{more})",
+                requests.len(),
+                first.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
 #[then(expr = "the upstream received exactly one request: {word} {string}")]
 async fn exactly_one_to(world: &mut GatewayWorld, method: String, path: String) -> StepResult {
     let request = only_request(world)?;
@@ -199,6 +228,33 @@ async fn body_is_json(world: &mut GatewayWorld, step: &Step) -> StepResult {
         );
     }
     Ok(())
+}
+
+/// One member of the JSON body, by JSON Pointer: present, with this value
+/// (a `null` must arrive as `null`, not be left out).
+#[then(regex = r#"^the request's body holds (.+) at "([^"]*)"$"#)]
+async fn body_holds(world: &mut GatewayWorld, json: String, pointer: String) -> StepResult {
+    let expected = parse_json(&json)?;
+    let request = the_request(world)?;
+    let actual: Value = serde_json::from_slice(&request.body).with_context(|| {
+        format!(
+            "the request's body is not JSON: {:?}",
+            String::from_utf8_lossy(&request.body)
+        )
+    })?;
+    match actual.pointer(&pointer) {
+        Some(value) if same_json(value, &expected) => Ok(()),
+        Some(value) => fail!(
+            "expected {} at {pointer:?} of the body, got {}",
+            show(&expected),
+            show(value)
+        ),
+        None => fail!(
+            "expected {} at {pointer:?} of the body, which has nothing there: {}",
+            show(&expected),
+            show(&actual)
+        ),
+    }
 }
 
 #[then("the request has no body")]
