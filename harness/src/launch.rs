@@ -352,13 +352,11 @@ pub struct StartFailure {
     pub timed_out: bool,
 }
 
+/// Why, in one line: what the gateway said goes with the scenario's report
+/// (once per distinct tail in the terminal), not into every message.
 impl fmt::Display for StartFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the gateway did not start: {}", self.reason)?;
-        if !self.stderr.trim().is_empty() {
-            write!(f, "\n--- gateway stderr ---\n{}", self.stderr.trim_end())?;
-        }
-        Ok(())
+        write!(f, "the gateway did not start: {}", self.reason)
     }
 }
 

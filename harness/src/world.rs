@@ -773,16 +773,14 @@ impl GatewayWorld {
                             running.gateway.failure(reason, None).await
                         }
                     };
-                    let stderr = failure.stderr.clone();
                     // The turn ends once the failure is known: the next
                     // launch is not made when it makes this one the last.
                     self.launch_failed(failure);
                     self.slot = None;
-                    // A gateway that died mid-handshake explains itself on stderr.
+                    // What the gateway said on stderr goes with the report.
                     return Err(error.context(format!(
-                        "connecting to the gateway over {} failed\n--- gateway stderr ---\n{}",
-                        self.transport,
-                        stderr.trim_end()
+                        "connecting to the gateway over {} failed",
+                        self.transport
                     )));
                 }
             };
