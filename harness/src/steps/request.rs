@@ -213,13 +213,7 @@ async fn media_type(world: &mut GatewayWorld, expected: String) -> StepResult {
 #[then("the request's body is the JSON:")]
 async fn body_is_json(world: &mut GatewayWorld, step: &Step) -> StepResult {
     let expected = parse_json(doc_string(step)?)?;
-    let request = the_request(world)?;
-    let actual: Value = serde_json::from_slice(&request.body).with_context(|| {
-        format!(
-            "the request's body is not JSON: {:?}",
-            String::from_utf8_lossy(&request.body)
-        )
-    })?;
+    let actual = json_body(world)?;
     if !same_json(&actual, &expected) {
         fail!(
             "expected the body {}, got {}",
@@ -230,18 +224,23 @@ async fn body_is_json(world: &mut GatewayWorld, step: &Step) -> StepResult {
     Ok(())
 }
 
+/// The upstream request's body, read as JSON.
+fn json_body(world: &GatewayWorld) -> anyhow::Result<Value> {
+    let request = the_request(world)?;
+    serde_json::from_slice(&request.body).with_context(|| {
+        format!(
+            "the request's body is not JSON: {:?}",
+            String::from_utf8_lossy(&request.body)
+        )
+    })
+}
+
 /// One member of the JSON body, by JSON Pointer: present, with this value
 /// (a `null` must arrive as `null`, not be left out).
 #[then(regex = r#"^the request's body holds (.+) at "([^"]*)"$"#)]
 async fn body_holds(world: &mut GatewayWorld, json: String, pointer: String) -> StepResult {
     let expected = parse_json(&json)?;
-    let request = the_request(world)?;
-    let actual: Value = serde_json::from_slice(&request.body).with_context(|| {
-        format!(
-            "the request's body is not JSON: {:?}",
-            String::from_utf8_lossy(&request.body)
-        )
-    })?;
+    let actual = json_body(world)?;
     match actual.pointer(&pointer) {
         Some(value) if same_json(value, &expected) => Ok(()),
         Some(value) => fail!(
