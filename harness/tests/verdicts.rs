@@ -136,10 +136,10 @@ fn a_transport_not_offered_is_not_run_and_never_passed() {
         "{}",
         run.stdout
     );
-    assert_eq!((run.count("passed"), run.count("not_run")), (1, 1));
+    assert_eq!((run.count("passed"), run.count("not_run")), (1, 2));
     assert!(
         run.stdout
-            .contains("1 scenario(s) not run: the gateway under test was given no stdio command"),
+            .contains("2 scenario(s) not run: the gateway under test was given no stdio command"),
         "{}",
         run.stdout
     );
