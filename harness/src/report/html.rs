@@ -802,6 +802,24 @@ mod tests {
         }
     }
 
+    /// A scenario that could not see its rule is shown apart, with why and
+    /// which rule judges the cause, and its rule is not passed.
+    #[test]
+    fn not_judged_is_its_own_outcome() {
+        let mut unseen = scenario("TC-NAME-004", Level::Required, Status::NotJudged);
+        unseen.failure = Some(Failure {
+            summary: "not judged: no naming extension is honoured alone; TC-NAME-003 judges that"
+                .into(),
+            ..Failure::default()
+        });
+        let s = summary(vec![unseen]);
+        let html = s.html();
+        assert!(html.contains(">not judged</span>"), "{html}");
+        assert!(html.contains("TC-NAME-003 judges that"), "{html}");
+        assert!(html.contains("badge not-judged"), "{html}");
+        assert!(!html.contains(">passed</span>"), "{html}");
+    }
+
     #[test]
     fn terminal_escapes_are_dropped_from_gateway_text() {
         assert_eq!(
