@@ -21,8 +21,8 @@ pub const BODY_LIMIT: usize = 1_048_576;
 pub const ERROR_BODY_LIMIT: usize = 1024;
 
 /// Declares [`ErrorCode`] from one table: each code is one entry, with its
-/// name, how it reaches the agent, what produces it, its meaning for the docs
-/// and an example message. Adding a code is adding an entry (and the
+/// name, how it reaches the agent, what produces it, its meaning for the docs,
+/// what the agent and the operator should do, and an example message. Adding a code is adding an entry (and the
 /// [`AgentMessage`] variant it describes), so no part can be left out.
 macro_rules! catalogue {
     ($(
@@ -31,6 +31,8 @@ macro_rules! catalogue {
             delivery: $delivery:ident,
             produced_by: $produced_by:expr,
             meaning: $meaning:expr,
+            agent: $agent:expr,
+            operator: $operator:expr,
             example: $example:expr $(,)?
         }
     )*) => {
@@ -67,6 +69,20 @@ macro_rules! catalogue {
             pub fn meaning(self) -> &'static str {
                 match self {
                     $(ErrorCode::$variant => $meaning,)*
+                }
+            }
+
+            /// What the agent that got the message should do next.
+            pub fn agent_should(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $agent,)*
+                }
+            }
+
+            /// What the gateway's operator can do about it.
+            pub fn operator_should(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $operator,)*
                 }
             }
 
@@ -122,6 +138,8 @@ catalogue! {
         delivery: ProtocolError,
         produced_by: ProducedBy::Rules(&["TC-PROTO-004"]),
         meaning: "The call named a tool the gateway does not have. Nothing was checked or sent.",
+        agent: "List the tools again (`tools/list`) and call one by a listed name; the same name will fail again.",
+        operator: "Nothing, unless the tool should exist: check that its operation is in the document, not deprecated, and not left out by `--include-*`/`--exclude-*` (the start-up line counts both).",
         example: AgentMessage::ToolUnknown {
             name: "listPets2".into(),
         },
@@ -151,6 +169,8 @@ catalogue! {
         meaning: "The arguments do not match the tool's input schema, or are not an object at \
                   all. Each wrong place is listed as a JSON Pointer from the arguments object \
                   with what is wrong; the values themselves are never shown. Nothing was sent.",
+        agent: "Fix the argument at each JSON Pointer named, as the tool's input schema says, and call again; the same arguments are refused again.",
+        operator: "Nothing, unless valid calls are refused: then the document's schema is stricter than the API, and the document needs correcting.",
         example: AgentMessage::ArgumentsInvalid {
             violations: vec![
                 Violation {
@@ -173,6 +193,8 @@ catalogue! {
         produced_by: ProducedBy::Rules(&["TC-PROTO-005", "TC-REQ-003", "TC-REQ-020"]),
         meaning: "A path argument cannot be used as a path segment: it is `.` or `..`, empty, \
                   or has no value. Nothing was sent.",
+        agent: "Give the path argument a real value (not empty, `.` or `..`) and call again.",
+        operator: "Nothing: this keeps agents from reaching other paths of the API.",
         example: AgentMessage::PathValueRefused {
             argument: "petId".into(),
             reason: PathValueProblem::DotSegment,
@@ -184,6 +206,8 @@ catalogue! {
         produced_by: ProducedBy::Rules(&["TC-REQ-004"]),
         meaning: "The request's path would not stay under the base URL's path, for instance \
                   because the document's path climbs out with `..`. Nothing was sent.",
+        agent: "Nothing in the arguments can fix it: the tool cannot be called as the document describes it. Report it.",
+        operator: "Correct the operation's path in the document, or `--base-url`, so every request stays under the base URL's path.",
         example: AgentMessage::PathEscapesBase {
             base_path: "/v1".into(),
         },
@@ -194,6 +218,8 @@ catalogue! {
         produced_by: ProducedBy::Rules(&["TC-REQ-007"]),
         meaning: "A header argument contains a line break (CR or LF), a NUL or another control \
                   character, which could split or corrupt the request. Nothing was sent.",
+        agent: "Remove the line breaks and control characters from the header argument and call again.",
+        operator: "Nothing: this keeps a request from being split or corrupted.",
         example: AgentMessage::HeaderValueRefused {
             argument: "X-Trace".into(),
         },
@@ -204,6 +230,8 @@ catalogue! {
         produced_by: ProducedBy::Rules(&["TC-REQ-018"]),
         meaning: "The document describes a request that cannot be expressed in HTTP, such as a \
                   header name with spaces or an unknown method. Nothing was sent.",
+        agent: "Nothing in the arguments can fix it: the tool cannot be called. Report it.",
+        operator: "Correct the operation in the document: its method, or the names of its header parameters.",
         example: AgentMessage::RequestNotBuilt {
             reason: "the document's header name `X Trace` is not a valid HTTP header name".into(),
         },
@@ -218,6 +246,8 @@ catalogue! {
         meaning: "The gateway already had as many calls in flight as it allows, and this call \
                   waited the whole deadline (15 seconds) for a turn. Nothing was sent; the call \
                   can be tried again.",
+        agent: "Wait a moment and call again: this call was not sent.",
+        operator: "Raise `--max-calls` if the API and the machine allow more calls at once, or run more gateways behind a balancer.",
         example: AgentMessage::GatewayBusy {
             limit: 128,
             waited: Duration::from_secs(15),
@@ -235,6 +265,8 @@ catalogue! {
         meaning: "The gateway failed inside this call, through a fault of its own. The request \
                   may or may not have reached the API. Please report it, with the gateway's \
                   log.",
+        agent: "Call again once; if it happens again, report it.",
+        operator: "A bug in the gateway: report it with the gateway's log around the call (its stderr), which holds the panic.",
         example: AgentMessage::GatewayFault,
     }
     UpstreamRedirect {
@@ -243,6 +275,8 @@ catalogue! {
         produced_by: ProducedBy::Rules(&["TC-SEND-003", "TC-ANS-007", "TC-MASK-003"]),
         meaning: "The API answered with a redirect (301, 302, 303, 307 or 308). The gateway \
                   does not follow redirects; the message names the `Location`.",
+        agent: "Do not retry: the API answered elsewhere, and the message names where.",
+        operator: "Point `--base-url` (or the document's path) at the address the `Location` names; the gateway never follows a redirect, so the credential cannot reach another host.",
         example: AgentMessage::UpstreamRedirect {
             status: StatusCode::FOUND,
             location: Some("https://login.example.com/?next=%2Fpets".into()),
@@ -260,6 +294,8 @@ catalogue! {
         meaning: "The API answered with a status that is neither success nor redirect. The \
                   message gives the status and the start of the body (at most 1,024 bytes). \
                   The request was not retried.",
+        agent: "Read the API's status and body: a 4xx usually means the API refuses what the arguments ask (change them); a 5xx or 429 may pass later.",
+        operator: "A 401 or 403 means the credential, or where it goes, is wrong (the start-up line's `credential=` says where); other statuses are the API's own.",
         example: AgentMessage::UpstreamStatus {
             status: StatusCode::SERVICE_UNAVAILABLE,
             body_start: "{\"error\":\"maintenance\"}".into(),
@@ -271,6 +307,8 @@ catalogue! {
         produced_by: ProducedBy::Rules(&["TC-SEND-004", "TC-SEND-005", "TC-MASK-007"]),
         meaning: "The whole exchange (connecting, sending and reading the answer) did not \
                   finish within the deadline of 15 seconds, so it was cut off. Not retried.",
+        agent: "The API may or may not have acted: check before calling a tool that changes something again.",
+        operator: "The API is slow, or the way to it drops packets: check the path to `--base-url` from the gateway's host.",
         example: AgentMessage::UpstreamTimeout {
             target: example_target(),
             deadline: Duration::from_secs(15),
@@ -281,6 +319,8 @@ catalogue! {
         delivery: ToolError,
         produced_by: ProducedBy::Rules(&["TC-SEND-006", "TC-MASK-007"]),
         meaning: "The API's host refused the connection. Not retried.",
+        agent: "Do not retry at once: the API is down or its address is wrong. Report it.",
+        operator: "Check `--base-url` (host and port), and that the API is up and reachable from the gateway's host.",
         example: AgentMessage::UpstreamUnreachable {
             target: example_target(),
         },
@@ -291,6 +331,8 @@ catalogue! {
         produced_by: ProducedBy::Rules(&["TC-SEND-002", "TC-SEND-007", "TC-MASK-007"]),
         meaning: "The connection was reset or closed before the answer was complete. Not \
                   retried.",
+        agent: "The API may or may not have acted: check before calling a tool that changes something again.",
+        operator: "Check the API and what stands between it and the gateway (a proxy's idle timeout, a crash, TLS spoken to a plain port).",
         example: AgentMessage::UpstreamReset {
             target: example_target(),
         },
@@ -306,6 +348,8 @@ catalogue! {
                   expired, or for another host name. The connection ended before anything was \
                   sent, the credential least of all. For the operator: trust a private CA with \
                   `--ca-file`, or fix the API's certificate.",
+        agent: "Do not retry: the gateway will not talk to this host until its certificate is trusted. Report it.",
+        operator: "Give the authority that signed the API's certificate with `--ca-file`, or fix the certificate (expired, another name, self-signed).",
         example: AgentMessage::UpstreamUntrusted {
             target: example_target(),
             why: "it has expired".into(),
@@ -317,6 +361,8 @@ catalogue! {
         produced_by: ProducedBy::Rules(&["TC-SEND-007", "TC-MASK-007"]),
         meaning: "The exchange failed for another reason (name resolution, TLS, a malformed \
                   answer); the message names the cause. Not retried.",
+        agent: "Do not retry at once; report the cause the message names.",
+        operator: "Act on the cause named: name resolution (the host of `--base-url`), TLS, or an answer that is not HTTP (a wrong port).",
         example: AgentMessage::UpstreamFailed {
             target: example_target(),
             cause: "dns error: failed to lookup address information".into(),
@@ -328,6 +374,8 @@ catalogue! {
         produced_by: ProducedBy::Rules(&["TC-ANS-003", "TC-ANS-004", "TC-ANS-009", "TC-MASK-005"]),
         meaning: "A note after a successful answer's text: the body was longer than 1 MB \
                   (1,048,576 bytes) and is shown only up to there, cut at a character boundary.",
+        agent: "Ask for less (a smaller page, a filter) where the tool allows it; the text shown is the start of the body.",
+        operator: "Nothing: the limit keeps answers within what an agent can read.",
         example: AgentMessage::BodyTruncated,
     }
     BodyNotText {
@@ -336,6 +384,8 @@ catalogue! {
         produced_by: ProducedBy::Rules(&["TC-ANS-005", "TC-ANS-006"]),
         meaning: "A successful answer whose body is not text (an image, an archive, bytes that \
                   are not UTF-8) is described by its size and content type instead of shown.",
+        agent: "Use the size and content type given; the bytes themselves cannot be shown.",
+        operator: "Nothing, unless the API should answer text there: check what it sends for the gateway's `Accept`.",
         example: AgentMessage::BodyNotText {
             status: StatusCode::OK,
             size: BodySize::Exactly(2048),
@@ -348,6 +398,8 @@ catalogue! {
         produced_by: ProducedBy::Rules(&["TC-ANS-010"]),
         meaning: "A successful answer without a body, such as `204 No Content`, is reported \
                   as such so the agent is not handed an empty text.",
+        agent: "Nothing to read: the call succeeded.",
+        operator: "Nothing.",
         example: AgentMessage::BodyEmpty {
             status: StatusCode::NO_CONTENT,
         },
@@ -727,6 +779,11 @@ fn write_catalogue(page: &mut String) -> std::fmt::Result {
         writeln!(page, "{}", code.example().render())?;
         writeln!(page, "```")?;
         writeln!(page)?;
+        writeln!(page, "What to do:")?;
+        writeln!(page)?;
+        writeln!(page, "- The agent: {}", code.agent_should())?;
+        writeln!(page, "- The operator: {}", code.operator_should())?;
+        writeln!(page)?;
         if let ProducedBy::Reference(why) = code.produced_by() {
             writeln!(page, "Produced by: no rule of the suite; {why}.")?;
             continue;
@@ -747,6 +804,60 @@ fn write_catalogue(page: &mut String) -> std::fmt::Result {
                 }
                 None => writeln!(page, "- {rule}")?,
             }
+        }
+    }
+    Ok(())
+}
+
+/// The entry of `code` (as an agent reads it, `[CODE]`, or bare, in any
+/// case) for the terminal: what it means, an example message, what to do,
+/// and the rules that produce it. An unknown code is an error that lists
+/// the known ones.
+pub fn explain(code: &str) -> Result<String, String> {
+    let wanted = code.trim().trim_start_matches('[').trim_end_matches(']');
+    let Some(code) = ErrorCode::ALL
+        .iter()
+        .find(|c| c.code().eq_ignore_ascii_case(wanted))
+    else {
+        let known: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.code()).collect();
+        return Err(format!(
+            "no error code {wanted:?}; the codes are: {}",
+            known.join(", ")
+        ));
+    };
+    let mut text = String::new();
+    let _ = write_explanation(&mut text, *code);
+    Ok(text)
+}
+
+fn write_explanation(out: &mut String, code: ErrorCode) -> std::fmt::Result {
+    let delivery = match code.delivery() {
+        Delivery::ProtocolError => "a JSON-RPC error, -32602",
+        Delivery::ToolError => "a tool result with isError: true",
+        Delivery::Note => "a note after a successful result",
+    };
+    writeln!(out, "{} (comes back as {delivery})", code.code())?;
+    writeln!(out)?;
+    writeln!(out, "{}", code.meaning())?;
+    writeln!(out)?;
+    writeln!(out, "An agent reads, for example:")?;
+    writeln!(out)?;
+    for line in code.example().render().lines() {
+        writeln!(out, "    {line}")?;
+    }
+    writeln!(out)?;
+    writeln!(out, "What to do:")?;
+    writeln!(out, "  the agent: {}", code.agent_should())?;
+    writeln!(out, "  the operator: {}", code.operator_should())?;
+    writeln!(out)?;
+    match code.produced_by() {
+        ProducedBy::Reference(why) => writeln!(out, "Produced by no rule of the suite; {why}.")?,
+        ProducedBy::Rules(rules) => {
+            writeln!(out, "Produced by the scenarios of: {}", rules.join(", "))?;
+            writeln!(
+                out,
+                "(hosted-mcp-conformance show RULE prints a rule and its scenarios)"
+            )?;
         }
     }
     Ok(())
@@ -789,6 +900,20 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn every_code_explains_itself_and_an_unknown_one_lists_them() {
+        for code in ErrorCode::ALL {
+            let text =
+                explain(&format!("[{}]", code.code().to_ascii_lowercase())).expect("a known code");
+            assert!(text.starts_with(code.code()), "{text}");
+            assert!(text.contains(code.agent_should()), "{text}");
+            assert!(text.contains(code.operator_should()), "{text}");
+            assert!(!code.agent_should().is_empty() && !code.operator_should().is_empty());
+        }
+        let unknown = explain("UPSTREAM_STATU").expect_err("not a code");
+        assert!(unknown.contains("UPSTREAM_STATUS, "), "{unknown}");
     }
 
     #[test]

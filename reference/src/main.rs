@@ -67,6 +67,13 @@ enum Command {
     },
     /// Serve the document's tools over MCP (Streamable HTTP at /mcp, or stdio).
     Serve(ServeArgs),
+    /// Explain an error code an agent got (`UPSTREAM_STATUS`, or `[UPSTREAM_STATUS]`):
+    /// what it means, an example, what the agent and the operator should do, and
+    /// the rules whose scenarios produce it.
+    Explain {
+        /// The code, as the message starts with it.
+        code: String,
+    },
 }
 
 /// Which operations become tools, and how long their names may be. With
@@ -217,6 +224,10 @@ fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Serve(args) => serve(args),
+        Command::Explain { code } => {
+            print!("{}", hosted_mcp_gateway::errors::explain(&code)?);
+            Ok(())
+        }
     }
 }
 

@@ -390,3 +390,26 @@ fn stop_and_read_stderr(child: &mut std::process::Child) -> String {
     let _ = child.wait();
     stderr
 }
+
+/// The operator who reads a code in an agent's transcript can ask the
+/// binary what it means and what to do, as `rustc --explain` answers.
+#[test]
+fn explain_prints_a_code_and_refuses_an_unknown_one() {
+    let known = std::process::Command::new(support::GATEWAY)
+        .args(["explain", "[UPSTREAM_UNTRUSTED]"])
+        .output()
+        .expect("the gateway runs");
+    let text = String::from_utf8_lossy(&known.stdout);
+    assert!(known.status.success(), "{text}");
+    assert!(text.starts_with("UPSTREAM_UNTRUSTED"), "{text}");
+    assert!(text.contains("the operator: "), "{text}");
+    assert!(text.contains("--ca-file"), "{text}");
+
+    let unknown = std::process::Command::new(support::GATEWAY)
+        .args(["explain", "UNTRUSTED"])
+        .output()
+        .expect("the gateway runs");
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert_eq!(unknown.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("UPSTREAM_UNTRUSTED"), "{stderr}");
+}
