@@ -342,6 +342,12 @@ impl GatewayWorld {
         self.unseen_error(judged_by, why).into()
     }
 
+    /// A verdict was reached on what could be seen, so what could not be
+    /// seen no longer makes the scenario not judged.
+    pub fn judged_after_all(&mut self) {
+        self.unseen = None;
+    }
+
     /// Records why the scenario cannot see its rule; the error to return.
     fn unseen_error(&mut self, judged_by: &str, why: impl fmt::Display) -> anyhow::Error {
         let unseen = format!("not judged: {why}; {judged_by} judges that");

@@ -37,12 +37,21 @@ async fn hints_present(world: &mut GatewayWorld) -> StepResult {
 async fn hint_of_tools(world: &mut GatewayWorld, hint: String, step: &Step) -> StepResult {
     let tools = world.list_tools().await?;
     let mut wrong = Vec::new();
+    // Tools that could not be found leave the scenario not judged, unless a
+    // tool that was found already breaks the rule.
+    let mut unfound = None;
     for row in table(step)? {
         let [name, value] = row.as_slice() else {
             fail!("each row needs a tool name and true/false: {row:?}");
         };
         let expected = yes(value)?;
-        let name = world.tool_name(name).await?;
+        let name = match world.tool_name(name).await {
+            Ok(name) => name,
+            Err(error) => {
+                unfound.get_or_insert(error);
+                continue;
+            }
+        };
         let actual = tools
             .iter()
             .find(|tool| tool["name"] == name.as_str())
@@ -54,7 +63,8 @@ async fn hint_of_tools(world: &mut GatewayWorld, hint: String, step: &Step) -> S
         }
     }
     if !wrong.is_empty() {
+        world.judged_after_all();
         fail!("{}", wrong.join("\n"));
     }
-    Ok(())
+    unfound.map_or(Ok(()), |error| Err(error.into()))
 }
