@@ -174,17 +174,10 @@ fn an_installed_harness_checks_the_reference_on_path() {
     let installed = Installed::new("on-path");
     let tools = installed.scratch.join("tools");
     installed.add_reference(&tools);
-    let run = installed.run(&format!("{}:{SYSTEM_PATH}", tools.display()));
-    assert!(
-        run.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&run.stdout),
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let gateway = installed.gateway_run();
-    assert!(
-        gateway.starts_with(&format!("{}/hosted-mcp-gateway serve", tools.display())),
-        "{gateway}"
+    assert_passes_with_reference_in(
+        &installed,
+        &format!("{}:{SYSTEM_PATH}", tools.display()),
+        &tools,
     );
 }
 
@@ -192,7 +185,13 @@ fn an_installed_harness_checks_the_reference_on_path() {
 fn an_installed_harness_checks_the_reference_beside_it() {
     let installed = Installed::new("beside");
     installed.add_reference(&installed.bin);
-    let run = installed.run(SYSTEM_PATH);
+    assert_passes_with_reference_in(&installed, SYSTEM_PATH, &installed.bin);
+}
+
+/// Runs the installed harness with `path` as PATH: it passes, and the
+/// gateway it launched is the reference in `folder`.
+fn assert_passes_with_reference_in(installed: &Installed, path: &str, folder: &Path) {
+    let run = installed.run(path);
     assert!(
         run.status.success(),
         "{}\n{}",
@@ -201,10 +200,7 @@ fn an_installed_harness_checks_the_reference_beside_it() {
     );
     let gateway = installed.gateway_run();
     assert!(
-        gateway.starts_with(&format!(
-            "{}/hosted-mcp-gateway serve",
-            installed.bin.display()
-        )),
+        gateway.starts_with(&format!("{}/hosted-mcp-gateway serve", folder.display())),
         "{gateway}"
     );
 }
