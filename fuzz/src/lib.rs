@@ -587,9 +587,11 @@ pub fn assert_request_safe(
         None => assert!(destination.credential().is_none()),
     }
     if let Some(body) = &request.body {
-        let sent: Value = serde_json::from_slice(body).expect("the body is JSON");
+        assert!(
+            serde_json::from_slice::<Value>(body).is_ok(),
+            "the body is not JSON"
+        );
         assert!(tool.plan.body.is_some(), "a body for a tool without one");
-        let _ = sent;
     }
 }
 
