@@ -17,7 +17,8 @@
 //!   upstream, its document, and the gateway launched lazily from it.
 //! - [`client`]: MCP sessions through rmcp, in either protocol era;
 //!   [`raw`]: hand-made JSON-RPC over HTTP for exact protocol checks.
-//! - [`steps`]: the step definitions, one file per section of the rules.
+//! - [`steps`]: the step definitions, one file per section of the rules;
+//!   [`json`]: looking into the JSON a gateway sent, for steps and world.
 //! - [`report`]: results per scenario and rule, the terminal table, JUnit
 //!   and JSON, and the verdict.
 //! - [`suite`]: the scenarios a features folder holds, for checking a
@@ -32,6 +33,7 @@ pub mod catalogue;
 pub mod client;
 pub mod health;
 pub mod interrupt;
+pub mod json;
 pub mod kit;
 pub mod launch;
 pub mod leftovers;

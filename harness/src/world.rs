@@ -45,35 +45,6 @@ pub const UNSTUBBED_ANSWER: &str = "ok";
 /// documents that point somewhere the harness can watch).
 pub const BASE_URL_PLACEHOLDER: &str = "{{base_url}}";
 
-/// What a step returns. Its message shows the whole chain of causes, because
-/// cucumber reports a failed step by its `Display`.
-pub type StepResult = Result<(), StepFailure>;
-
-/// Fails a step (or any function returning a `Result` of [`anyhow::Error`])
-/// with a formatted message, like `anyhow::bail!`.
-#[macro_export]
-macro_rules! fail {
-    ($($arg:tt)*) => {
-        return Err(::anyhow::anyhow!($($arg)*).into())
-    };
-}
-
-/// A failed step: an [`anyhow::Error`] displayed with its causes.
-#[derive(Debug)]
-pub struct StepFailure(anyhow::Error);
-
-impl From<anyhow::Error> for StepFailure {
-    fn from(error: anyhow::Error) -> Self {
-        Self(error)
-    }
-}
-
-impl fmt::Display for StepFailure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:#}", self.0)
-    }
-}
-
 /// The state of one scenario. Everything it started (gateway process, MCP
 /// session, temp files, upstream) ends when it is torn down or dropped.
 #[derive(cucumber::World)]
@@ -329,7 +300,7 @@ impl GatewayWorld {
                 .upstream
                 .requests()
                 .iter()
-                .map(crate::steps::call_support::describe)
+                .map(ToString::to_string)
                 .collect(),
         }
     }
@@ -337,9 +308,9 @@ impl GatewayWorld {
     /// Ends the step without a verdict: what the scenario needed to see its
     /// rule is missing because the gateway breaks `judged_by`, whose own
     /// scenarios judge that. The step returns what this gives:
-    /// `return Err(world.not_judged("TC-NAME-003", "..."))`.
-    pub fn not_judged(&mut self, judged_by: &str, why: impl fmt::Display) -> StepFailure {
-        self.unseen_error(judged_by, why).into()
+    /// `return Err(world.not_judged("TC-NAME-003", "...").into())`.
+    pub fn not_judged(&mut self, judged_by: &str, why: impl fmt::Display) -> anyhow::Error {
+        self.unseen_error(judged_by, why)
     }
 
     /// A verdict was reached on what could be seen, so what could not be
@@ -502,7 +473,7 @@ impl GatewayWorld {
                  arguments); the gateway lists {:?}",
                 operation.method.to_uppercase(),
                 operation.path,
-                crate::steps::support::tool_names(&tools)
+                crate::json::tool_names(&tools)
             );
             return Err(self.unseen_error(operation.named_by, why));
         };

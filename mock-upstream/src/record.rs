@@ -1,5 +1,7 @@
 //! A request as it arrived on the wire.
 
+use std::fmt;
+
 use percent_encoding::percent_decode;
 
 /// One request that reached the upstream, as the gateway sent it.
@@ -72,6 +74,25 @@ impl RecordedRequest {
             .collect()
     }
 }
+
+/// The request as a failure message shows it: the request line, one
+/// `name: value` line per header (bytes read as UTF-8, lossily), then the
+/// body's first KiB after a blank line. A megabyte body would bury the rest.
+impl fmt::Display for RecordedRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} {}", self.method, self.target)?;
+        for (name, value) in &self.headers {
+            writeln!(f, "{name}: {}", String::from_utf8_lossy(value))?;
+        }
+        let shown = &self.body[..self.body.len().min(SHOWN_BODY_BYTES)];
+        if !shown.is_empty() {
+            writeln!(f, "\n{}", String::from_utf8_lossy(shown))?;
+        }
+        Ok(())
+    }
+}
+
+const SHOWN_BODY_BYTES: usize = 1024;
 
 fn form_decode(raw: &str) -> String {
     let plus_as_space = raw.replace('+', " ");

@@ -10,14 +10,12 @@ use wiremock::{
     Mock, ResponseTemplate,
 };
 
+use super::failure::{fail, StepResult};
 use super::{
     call_support::{clip, clip_from, error_text, expand, result, success_text, Repeated},
     support::doc_string,
 };
-use crate::{
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use crate::world::GatewayWorld;
 
 /// Words of which a note about a cut body must say at least one.
 const CUT_WORDS: &[&str] = &["truncat", "cut", "1 mb", "1048576", "1,048,576", "limit"];
@@ -491,7 +489,9 @@ async fn result_shows(world: &mut GatewayWorld, part: String, rule: String) -> S
     let (_, text) = result(world)?;
     if !text.contains(&part) {
         let text = clip(text);
-        return Err(world.not_judged(&rule, format!("the result does not show {part:?}:\n{text}")));
+        return Err(world
+            .not_judged(&rule, format!("the result does not show {part:?}:\n{text}"))
+            .into());
     }
     Ok(())
 }

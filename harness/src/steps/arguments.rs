@@ -6,11 +6,10 @@ use anyhow::Context as _;
 use cucumber::{gherkin::Step, then};
 use serde_json::Value;
 
-use super::support::{follow, show, table, tool, yes};
-use crate::{
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use super::failure::{fail, StepResult};
+use super::support::{table, tool, yes};
+use crate::json::{follow, show};
+use crate::world::GatewayWorld;
 
 /// The tool's argument names and the required ones.
 async fn arguments(
@@ -121,12 +120,14 @@ async fn header_argument(
 ) -> StepResult {
     let (names, _) = arguments(world, &name).await?;
     if for_header(&names, &header).is_empty() {
-        return Err(world.not_judged(
-            &rule,
-            format!(
+        return Err(world
+            .not_judged(
+                &rule,
+                format!(
                 "tool {name:?} offers no argument for the header {header:?} (it offers {names:?})"
             ),
-        ));
+            )
+            .into());
     }
     Ok(())
 }

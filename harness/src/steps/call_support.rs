@@ -3,10 +3,12 @@
 //! mock upstream received, and the text of the latest tool result.
 
 use anyhow::{bail, Context as _};
+use base64::{engine::general_purpose::STANDARD, Engine as _};
 use mock_upstream::RecordedRequest;
+use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::Value;
 
-use super::support::tool_names;
+use crate::json::tool_names;
 use crate::{client::CallOutcome, world::GatewayWorld};
 
 /// Calls the tool the rules call `name`, which the gateway must list (under
@@ -70,7 +72,7 @@ pub fn expand(world: &GatewayWorld, text: &str) -> String {
     text.replace("{{base_url}}", &world.upstream().base_url())
         .replace(
             "{{credential_base64}}",
-            &base64(basic_pair(credential).as_bytes()),
+            &STANDARD.encode(basic_pair(credential)),
         )
         .replace("{{credential_json_slash}}", &json.replace('/', "\\/"))
         .replace("{{credential_json_unicode}}", &unicode)
@@ -91,34 +93,9 @@ fn basic_pair(credential: &str) -> String {
     }
 }
 
-/// Standard base64 with padding (RFC 4648), as Basic authentication uses it.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for group in bytes.chunks(3) {
-        let n = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= group.len() {
-                out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// Every byte but ASCII letters and digits as `%XX`.
 fn percent_encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' => char::from(b).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
 }
 
 /// `%2F` written `%2f`; the letters of the text itself are left alone.
@@ -227,23 +204,10 @@ pub fn nothing_reached(world: &GatewayWorld) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A request as a failure message shows it.
-pub fn describe(request: &RecordedRequest) -> String {
-    let mut text = format!("{} {}\n", request.method, request.target);
-    for (name, value) in &request.headers {
-        text.push_str(&format!("{name}: {}\n", String::from_utf8_lossy(value)));
-    }
-    let body = String::from_utf8_lossy(&request.body[..request.body.len().min(1024)]);
-    if !body.is_empty() {
-        text.push_str(&format!("\n{body}\n"));
-    }
-    text
-}
-
 fn describe_all(requests: &[RecordedRequest]) -> String {
     requests
         .iter()
-        .map(describe)
+        .map(RecordedRequest::to_string)
         .collect::<Vec<_>>()
         .join("---\n")
 }
@@ -400,10 +364,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn encodes_the_credential_forms() {
-        assert_eq!(base64(b"user:pass"), "dXNlcjpwYXNz");
-        assert_eq!(base64(b"ab"), "YWI=");
-        assert_eq!(base64(b"a"), "YQ==");
+    fn percent_encodes_all_but_letters_and_digits() {
         assert_eq!(percent_encode("a/b c\\"), "a%2Fb%20c%5C");
     }
 

@@ -4,17 +4,16 @@
 use cucumber::{gherkin::Step, then, when};
 use serde_json::Value;
 
+use super::failure::{fail, StepResult};
 use super::{
     call_support::{
         arguments_with, call_listed, clip, error_text, names_pointer, nothing_reached, result,
         the_request,
     },
-    support::{first_column, follow, parse_json, same_json, show, tool},
+    support::{first_column, parse_json, tool},
 };
-use crate::{
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use crate::json::{follow, same_json, show};
+use crate::world::GatewayWorld;
 
 #[when(regex = r#"^the client calls "([^"]*)" with (.+) placed at "([^"]*)"$"#)]
 async fn call_with_value_at(

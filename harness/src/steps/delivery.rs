@@ -10,10 +10,8 @@ use cucumber::{given, then};
 use mock_upstream::Behaviour;
 
 use super::call_support::{clip, error_text, says_one_of};
-use crate::{
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use super::failure::{fail, StepResult};
+use crate::world::GatewayWorld;
 
 const TIMEOUT_WORDS: &[&str] = &[
     "timed out",

@@ -3,11 +3,9 @@
 use cucumber::{gherkin::Step, then};
 use serde_json::Value;
 
+use super::failure::{fail, StepResult};
 use super::support::{doc_string, tool};
-use crate::{
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use crate::world::GatewayWorld;
 
 async fn text_member(
     world: &mut GatewayWorld,

@@ -3,15 +3,13 @@
 
 use cucumber::{gherkin::Step, given, then, when};
 
+use super::failure::{fail, StepResult};
 use super::{
     call_support::call_listed,
-    support::{doc_string, first_column, follow, parse_json, same_json, show, tool, tool_names},
+    support::{doc_string, first_column, parse_json, tool},
 };
-use crate::{
-    client::CallOutcome,
-    fail, kit,
-    world::{GatewayWorld, StepResult},
-};
+use crate::json::{follow, same_json, show, tool_names};
+use crate::{client::CallOutcome, kit, world::GatewayWorld};
 
 #[given("the OpenAPI document:")]
 async fn the_document(world: &mut GatewayWorld, step: &Step) -> StepResult {

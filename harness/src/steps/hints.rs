@@ -3,11 +3,10 @@
 use cucumber::{gherkin::Step, then};
 use serde_json::Value;
 
-use super::support::{show, table, yes};
-use crate::{
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use super::failure::{fail, StepResult};
+use super::support::{table, yes};
+use crate::json::show;
+use crate::world::GatewayWorld;
 
 const HINTS: [&str; 3] = ["readOnlyHint", "destructiveHint", "idempotentHint"];
 

@@ -2,11 +2,9 @@
 
 use cucumber::{gherkin::Step, given, then, when};
 
+use super::failure::{fail, StepResult};
 use super::support::doc_string;
-use crate::{
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use crate::world::GatewayWorld;
 
 /// Marks of a crash rather than a handled error, in the languages gateways
 /// are commonly written in.

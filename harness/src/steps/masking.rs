@@ -5,16 +5,15 @@ use std::time::Duration;
 
 use cucumber::{given, then};
 use mock_upstream::Behaviour;
+use percent_encoding::percent_decode_str;
 use wiremock::{
     matchers::{method, path},
     Mock, ResponseTemplate,
 };
 
 use super::call_support::{clip, clip_from, expand, result};
-use crate::{
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use super::failure::{fail, StepResult};
+use crate::world::GatewayWorld;
 
 /// 1 MB: where a long answer is cut.
 const BODY_LIMIT: usize = 1_048_576;
@@ -102,27 +101,7 @@ async fn credential_not_shown(world: &mut GatewayWorld) -> StepResult {
 
 /// `text` with every `%XX` turned back into its byte (read as UTF-8, lossily).
 fn percent_decoded(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    while at < bytes.len() {
-        let hex = bytes
-            .get(at + 1..at + 3)
-            .and_then(|hex| std::str::from_utf8(hex).ok())
-            .filter(|hex| hex.bytes().all(|digit| digit.is_ascii_hexdigit()))
-            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
-        match (bytes[at], hex) {
-            (b'%', Some(byte)) => {
-                decoded.push(byte);
-                at += 3;
-            }
-            (byte, _) => {
-                decoded.push(byte);
-                at += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&decoded).into_owned()
+    percent_decode_str(text).decode_utf8_lossy().into_owned()
 }
 
 /// Masking judged apart from whether the text is shown at all (the answer

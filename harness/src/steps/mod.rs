@@ -11,6 +11,7 @@ pub mod checking;
 pub mod delivery;
 pub mod descriptions;
 pub mod document;
+mod failure;
 pub mod hints;
 pub mod loading;
 pub mod masking;

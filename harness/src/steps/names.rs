@@ -4,11 +4,10 @@ use std::collections::HashSet;
 
 use cucumber::{gherkin::Step, then};
 
-use super::support::{table, tool_names};
-use crate::{
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use super::failure::{fail, StepResult};
+use super::support::table;
+use crate::json::tool_names;
+use crate::world::GatewayWorld;
 
 #[then(expr = "every tool name is at most {int} characters long")]
 async fn names_bounded(world: &mut GatewayWorld, limit: usize) -> StepResult {
@@ -105,13 +104,15 @@ async fn sources_win(world: &mut GatewayWorld, step: &Step) -> StepResult {
         let mut rules: Vec<&str> = unseen.iter().map(|(rule, _)| rule.as_str()).collect();
         rules.dedup();
         let alone: Vec<&str> = unseen.iter().map(|(_, name)| name.as_str()).collect();
-        return Err(world.not_judged(
-            &rules.join(" and "),
-            format!(
-                "no precedence can be seen for a source that names no tool on its own \
+        return Err(world
+            .not_judged(
+                &rules.join(" and "),
+                format!(
+                    "no precedence can be seen for a source that names no tool on its own \
                  (no tool {alone:?}; the gateway lists {names:?})"
-            ),
-        ));
+                ),
+            )
+            .into());
     }
     Ok(())
 }

@@ -5,12 +5,10 @@ use cucumber::{gherkin::Step, given, then, when};
 use serde_json::{json, Value};
 use wiremock::{matchers::any, Mock, ResponseTemplate};
 
-use super::support::{first_column, follow, parse_json, same_json, show, tool_names};
-use crate::{
-    client::Era,
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use super::failure::{fail, StepResult};
+use super::support::{first_column, parse_json};
+use crate::json::{follow, same_json, show, tool_names};
+use crate::{client::Era, world::GatewayWorld};
 
 #[given(expr = "the client uses the initialize handshake with protocol version {string}")]
 async fn initialize_era(world: &mut GatewayWorld, version: String) -> StepResult {

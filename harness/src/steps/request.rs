@@ -5,17 +5,15 @@ use anyhow::Context as _;
 use cucumber::{gherkin::Step, given, then, when};
 use serde_json::Value;
 
+use super::failure::{fail, StepResult};
 use super::{
     call_support::{
-        describe, error_text, expand, nothing_reached, only_request, result, same_raw_path,
-        the_request,
+        error_text, expand, nothing_reached, only_request, result, same_raw_path, the_request,
     },
-    support::{doc_string, parse_json, same_json, show, table},
+    support::{doc_string, parse_json, table},
 };
-use crate::{
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use crate::json::{same_json, show};
+use crate::world::GatewayWorld;
 
 #[given(expr = "the API lives under the base path {string}")]
 async fn base_path(world: &mut GatewayWorld, path: String) -> StepResult {
@@ -72,14 +70,16 @@ async fn redirect_not_followed(world: &mut GatewayWorld, rule: String) -> StepRe
         } else {
             ""
         };
-        return Err(world.not_judged(
-            &rule,
-            format!(
+        return Err(world
+            .not_judged(
+                &rule,
+                format!(
                 "the gateway followed the redirect (the upstream received {} requests: {}{more})",
                 requests.len(),
                 first.join(", ")
             ),
-        ));
+            )
+            .into());
     }
     Ok(())
 }
@@ -154,9 +154,7 @@ async fn header_is(world: &mut GatewayWorld, name: String, value: String) -> Ste
         .collect();
     if values != [expected.as_str()] {
         fail!(
-            "expected {name} to be sent once as {expected:?}, it was sent as {values:?}:\n{}",
-            describe(&request)
-        );
+            "expected {name} to be sent once as {expected:?}, it was sent as {values:?}:\n{request}");
     }
     Ok(())
 }
@@ -170,7 +168,7 @@ async fn header_contains(world: &mut GatewayWorld, name: String, part: String) -
             "expected {name} to contain {part:?}, it is {:?}",
             String::from_utf8_lossy(value)
         ),
-        None => fail!("the request has no {name} header:\n{}", describe(&request)),
+        None => fail!("the request has no {name} header:\n{request}"),
     }
 }
 
@@ -179,10 +177,7 @@ async fn header_present(world: &mut GatewayWorld, name: String) -> StepResult {
     let request = the_request(world)?;
     match request.header(&name) {
         Some(value) if !value.iter().all(u8::is_ascii_whitespace) => Ok(()),
-        _ => fail!(
-            "expected a non-empty {name} header:\n{}",
-            describe(&request)
-        ),
+        _ => fail!("expected a non-empty {name} header:\n{request}"),
     }
 }
 
@@ -190,7 +185,7 @@ async fn header_present(world: &mut GatewayWorld, name: String) -> StepResult {
 async fn header_absent(world: &mut GatewayWorld, name: String) -> StepResult {
     let request = the_request(world)?;
     if request.header(&name).is_some() {
-        fail!("expected no {name} header:\n{}", describe(&request));
+        fail!("expected no {name} header:\n{request}");
     }
     Ok(())
 }
@@ -202,7 +197,7 @@ async fn media_type(world: &mut GatewayWorld, expected: String) -> StepResult {
     let content_type = request
         .header("content-type")
         .map(|v| String::from_utf8_lossy(v).into_owned())
-        .with_context(|| format!("the request has no Content-Type:\n{}", describe(&request)))?;
+        .with_context(|| format!("the request has no Content-Type:\n{request}"))?;
     let media_type = content_type.split(';').next().unwrap_or("").trim();
     if !media_type.eq_ignore_ascii_case(&expected) {
         fail!("expected the media type {expected}, the request has Content-Type {content_type:?}");

@@ -6,11 +6,10 @@ use anyhow::Context as _;
 use cucumber::then;
 use serde_json::Value;
 
-use super::support::{follow, parse_json, refs, resolve, same_json, show, tool};
-use crate::{
-    fail,
-    world::{GatewayWorld, StepResult},
-};
+use super::failure::{fail, StepResult};
+use super::support::{parse_json, tool};
+use crate::json::{follow, refs, resolve, same_json, show};
+use crate::world::GatewayWorld;
 
 /// The one dialect a declared `$schema` may name.
 const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -235,7 +234,7 @@ fn outside_schema_keywords(reference: &str) -> Option<String> {
         "unevaluatedProperties",
         "contentSchema",
     ];
-    let pointer = super::support::percent_decode(reference.strip_prefix('#')?).ok()?;
+    let pointer = crate::json::percent_decode(reference.strip_prefix('#')?).ok()?;
     let mut tokens = pointer.split('/').skip(1);
     while let Some(token) = tokens.next() {
         let token = token.replace("~1", "/").replace("~0", "~");
