@@ -26,7 +26,7 @@ use tokio::{
     time::{sleep, timeout, Instant},
 };
 
-use crate::{health::Health, leftovers};
+use crate::leftovers;
 
 /// The environment variable that carries the stored credential to the gateway.
 pub const CREDENTIAL_ENV: &str = "HOSTED_MCP_CREDENTIAL";
@@ -247,22 +247,14 @@ impl Target {
 pub struct Launcher {
     pub target: Target,
     pub start_timeout: Duration,
-    /// Whether another launch is worth making.
-    pub health: Arc<Health>,
     slots: Arc<Semaphore>,
 }
 
 impl Launcher {
-    pub fn new(
-        target: Target,
-        launches: usize,
-        start_timeout: Duration,
-        health: Arc<Health>,
-    ) -> Self {
+    pub fn new(target: Target, launches: usize, start_timeout: Duration) -> Self {
         Self {
             target,
             start_timeout,
-            health,
             slots: Arc::new(Semaphore::new(launches.max(1))),
         }
     }

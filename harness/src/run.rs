@@ -109,7 +109,6 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         options.target,
         options.launches,
         options.start_timeout,
-        Arc::clone(&health),
     ));
     let probe_launcher = Arc::clone(&launcher);
 
@@ -198,7 +197,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         origin,
         progress,
         verbose_writer,
-        health,
+        Arc::clone(&health),
         options.rerun,
     );
     let so_far = recorder.so_far();
@@ -215,12 +214,14 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
     };
     let recorder = recorder.assert_normalized();
     let default_transport = options.transport;
+    let scenario_health = Arc::clone(&health);
     let suite = GatewayWorld::cucumber()
         .max_concurrent_scenarios(options.concurrency)
         .before(move |feature, _, scenario, world| {
             let tags = || feature.tags.iter().chain(&scenario.tags);
             world.configure(
                 Arc::clone(&launcher),
+                Arc::clone(&scenario_health),
                 Transport::of_tags(tags(), default_transport),
                 !tags().any(|tag| tag == placement::FROM_DOCUMENT_TAG),
                 // Scenarios that judge names and their order find no tool by operation.
@@ -285,9 +286,9 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             .unwrap_or_else(|e| e.into_inner())
             .drain(..),
     );
-    summary.relaunched = probe_launcher.health.relaunches();
+    summary.relaunched = health.relaunches();
     if stopped.is_none() {
-        without_start(&mut summary, probe_launcher).await?;
+        without_start(&mut summary, probe_launcher, &health).await?;
     }
     summary.apply_expected(&options.expected);
     let verdict = finish(&summary, &options.reports)?;
@@ -297,18 +298,24 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
 /// No rule passes (or fails) on a transport over which no gateway ever came
 /// up: a refusal may have been a crash, a silence a hang. When no launch of
 /// the run came up, one on a plain document decides whether it can.
-async fn without_start(summary: &mut Summary, launcher: Arc<Launcher>) -> anyhow::Result<()> {
+async fn without_start(
+    summary: &mut Summary,
+    launcher: Arc<Launcher>,
+    health: &Arc<Health>,
+) -> anyhow::Result<()> {
     for transport in [Transport::Http, Transport::Stdio] {
         let judged = summary
             .scenarios
             .iter()
             .any(|s| s.transport == transport.name() && s.status != Status::NotRun);
-        if !judged || launcher.health.has_come_up(transport) {
+        if !judged || health.has_come_up(transport) {
             continue;
         }
-        let cause = match launcher.health.never_started(transport) {
+        let cause = match health.never_started(transport) {
             Some(cause) => cause,
-            None => match GatewayWorld::probe(Arc::clone(&launcher), transport).await? {
+            None => match GatewayWorld::probe(Arc::clone(&launcher), Arc::clone(health), transport)
+                .await?
+            {
                 Some(failure) => health::never_started(transport, &failure, 1),
                 None => continue,
             },

@@ -22,7 +22,7 @@ use wiremock::{matchers::any, Mock, ResponseTemplate};
 
 use crate::{
     client::{CallOutcome, Era, HandshakeTimedOut, McpClient},
-    health::Refusal,
+    health::{Health, Refusal},
     launch::{Gateway, Invocation, Launch, Launcher, StartFailure, Transport},
     leftovers, naming, placement,
     raw::RawHttp,
@@ -52,6 +52,8 @@ pub const BASE_URL_PLACEHOLDER: &str = "{{base_url}}";
 pub struct GatewayWorld {
     upstream: DropElsewhere<Upstream>,
     launcher: Option<Arc<Launcher>>,
+    /// The run's launch record: whether another launch is worth making.
+    health: Option<Arc<Health>>,
     /// This scenario's turn to launch, held while its gateway comes up: until
     /// it answers the MCP handshake (a gateway may accept TCP long before it
     /// can serve), or accepts TCP when the scenario drives HTTP by hand.
@@ -180,6 +182,7 @@ impl GatewayWorld {
         Ok(Self {
             upstream: DropElsewhere::new(upstream),
             launcher: None,
+            health: None,
             slot: None,
             transport: Transport::Http,
             hint_credential: true,
@@ -217,11 +220,13 @@ impl GatewayWorld {
     pub(crate) fn configure(
         &mut self,
         launcher: Arc<Launcher>,
+        health: Arc<Health>,
         transport: Transport,
         hint_credential: bool,
         resolve_names: bool,
     ) {
         self.launcher = Some(launcher);
+        self.health = Some(health);
         self.transport = transport;
         self.hint_credential = hint_credential;
         self.resolve_names = resolve_names;
@@ -697,17 +702,17 @@ impl GatewayWorld {
             && !self.exit_expected
             && !self.probe
             && self
-                .launcher
+                .health
                 .as_ref()
-                .is_some_and(|l| l.health.has_come_up(self.transport))
+                .is_some_and(|health| health.has_come_up(self.transport))
     }
 
     /// Notes, and counts for the run, a launch made again after `silence`.
     fn relaunch(&mut self, silence: &str) {
         let window = self.start_timeout();
         self.relaunched = true;
-        if let Some(launcher) = &self.launcher {
-            launcher.health.relaunched();
+        if let Some(health) = &self.health {
+            health.relaunched();
         }
         self.notes.push(format!(
             "the first launch {silence} within {} s although this gateway has started in this \
@@ -836,7 +841,10 @@ impl GatewayWorld {
         };
         // The start-up window opens with the launch, not while waiting for a turn.
         self.slot = Some(launcher.slot().await);
-        if let Err(refusal) = launcher.health.may_launch(self.transport, self.probe) {
+        let refused = self.health.as_ref().map_or(Ok(()), |health| {
+            health.may_launch(self.transport, self.probe)
+        });
+        if let Err(refusal) = refused {
             self.slot = None;
             self.refused = Some(refusal.clone());
             return Err(refusal.into());
@@ -862,10 +870,11 @@ impl GatewayWorld {
     /// refusal, say) shows the gateway ran. The failure, if it did not.
     pub(crate) async fn probe(
         launcher: Arc<Launcher>,
+        health: Arc<Health>,
         transport: Transport,
     ) -> anyhow::Result<Option<StartFailure>> {
         let mut world = Self::new().await?;
-        world.configure(launcher, transport, true, true);
+        world.configure(launcher, health, transport, true, true);
         world.probe = true;
         world.set_document(PROBE_DOCUMENT)?;
         let failure = match world.start().await {
@@ -878,17 +887,17 @@ impl GatewayWorld {
 
     /// A gateway that was to come up has.
     fn came_up(&self) {
-        if let Some(launcher) = &self.launcher {
-            launcher.health.came_up(self.transport);
+        if let Some(health) = &self.health {
+            health.came_up(self.transport);
         }
     }
 
     /// A gateway that was to come up did not; launches where starting is
     /// itself under test (a refused document) are the scenario's matter.
     fn launch_failed(&mut self, failure: StartFailure) {
-        if let Some(launcher) = &self.launcher {
+        if let Some(health) = &self.health {
             if !self.start_under_test && !self.exit_expected {
-                launcher.health.launch_failed(self.transport, &failure);
+                health.launch_failed(self.transport, &failure);
             }
         }
         self.launch_failure = Some(failure);
