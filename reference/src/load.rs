@@ -10,7 +10,9 @@
 
 mod files;
 mod operations;
+mod place;
 mod pointer;
+mod resolver;
 mod security;
 mod swagger2;
 mod text;
@@ -20,8 +22,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use resolver::Resolver;
+
 pub use files::{schema_name, Hole};
-pub use pointer::{local_pointer, DocPath};
+pub use place::DocPath;
+pub use pointer::local_pointer;
 
 /// An OpenAPI document reduced to what the gateway needs, in document order.
 #[derive(Debug, Clone)]
@@ -358,10 +363,11 @@ fn load(source: files::Source) -> Result<Document, LoadError> {
         true => swagger2::upgrade(root, &holes, origin)?,
         false => root,
     };
-    let mut reader = operations::Reader::new(&root, &holes, origin);
+    let resolver = Resolver::new(&root, &holes, origin);
+    let mut reader = operations::Reader::new(resolver);
     let operations = reader.operations()?;
     let mut warnings = reader.into_warnings();
-    let security = security::read(&root, &holes, origin, &mut warnings)?;
+    let security = security::read(resolver, &mut warnings)?;
     Ok(Document {
         origin: origin.to_string(),
         version,

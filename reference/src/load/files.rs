@@ -33,7 +33,7 @@ use std::path::{Component, Path, PathBuf};
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 
-use super::pointer::{local_pointer, lookup};
+use super::pointer::{escape_token, local_pointer, lookup, unescape_token};
 use super::{text, LoadError, TextPosition};
 
 /// The top-level member that holds the other files of a split document, each
@@ -544,15 +544,6 @@ fn shown_folder(folder: &Path) -> String {
     }
 }
 
-/// `~` is `~0` and `/` is `~1` in a JSON Pointer token (RFC 6901, section 3).
-fn escape_token(token: &str) -> Cow<'_, str> {
-    if token.contains(['~', '/']) {
-        Cow::Owned(token.replace('~', "~0").replace('/', "~1"))
-    } else {
-        Cow::Borrowed(token)
-    }
-}
-
 /// The place in another file of a split document that `pointer` names: the
 /// file's path from the root's folder, and the pointer within it. `None` for
 /// a pointer into the root document.
@@ -565,7 +556,7 @@ pub fn in_other_file(pointer: &str) -> Option<(String, &str)> {
         Some(cut) => rest.split_at(cut),
         None => (rest, ""),
     };
-    Some((token.replace("~1", "/").replace("~0", "~"), within))
+    Some((unescape_token(token), within))
 }
 
 /// How the schema at `pointer` is named for people, as a pointer (`/Pet`):

@@ -2,8 +2,8 @@
 
 use serde_json::{Map, Value};
 
-use super::files::Holes;
-use super::pointer::{follow, DocPath};
+use super::place::DocPath;
+use super::resolver::Resolver;
 use super::{
     string_field, string_list, LoadError, MediaType, Method, Operation, Parameter,
     ParameterLocation, RequestBody,
@@ -11,18 +11,14 @@ use super::{
 
 /// Reads operations out of a 3.x-shaped document, collecting what it skips.
 pub struct Reader<'a> {
-    root: &'a Value,
-    holes: &'a Holes,
-    origin: &'a str,
+    resolver: Resolver<'a>,
     warnings: Vec<String>,
 }
 
 impl<'a> Reader<'a> {
-    pub fn new(root: &'a Value, holes: &'a Holes, origin: &'a str) -> Self {
+    pub fn new(resolver: Resolver<'a>) -> Self {
         Self {
-            root,
-            holes,
-            origin,
+            resolver,
             warnings: Vec::new(),
         }
     }
@@ -35,7 +31,7 @@ impl<'a> Reader<'a> {
     /// `paths` (webhooks only, say) simply has none.
     pub fn operations(&mut self) -> Result<Vec<Operation>, LoadError> {
         let at = DocPath::root().key("paths");
-        let Some(paths) = self.root.get("paths") else {
+        let Some(paths) = self.resolver.root().get("paths") else {
             return Ok(Vec::new());
         };
         let paths = self.object(paths, &at)?;
@@ -127,7 +123,7 @@ impl<'a> Reader<'a> {
         let Some(location) = ParameterLocation::parse(written_in) else {
             self.warnings.push(format!(
                 "{}: {at}: parameter `{name}` skipped: `in: {written_in}` is not path, query, header or cookie",
-                self.origin
+                self.resolver.origin()
             ));
             return Ok(None);
         };
@@ -172,7 +168,7 @@ impl<'a> Reader<'a> {
     /// TC-LOAD-003, TC-LOAD-006: the value behind a `$ref` chain and where it
     /// is; a reference that cannot be resolved is an error, never skipped.
     fn resolve(&self, value: &'a Value, at: &DocPath) -> Result<(&'a Value, DocPath), LoadError> {
-        follow(self.root, self.holes, value, at, self.origin)
+        self.resolver.follow(value, at)
     }
 
     fn object<'v>(
@@ -187,7 +183,7 @@ impl<'a> Reader<'a> {
 
     fn invalid(&self, at: &DocPath, problem: &str) -> LoadError {
         LoadError::Invalid {
-            origin: self.origin.to_string(),
+            origin: self.resolver.origin().to_string(),
             at: at.clone(),
             problem: problem.to_string(),
         }

@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use super::files::Holes;
-use super::pointer::{follow, DocPath};
+use super::place::DocPath;
+use super::resolver::Resolver;
 use super::{string_field, LoadError, SecurityScheme};
 
 /// What the document says about credentials.
@@ -19,12 +19,8 @@ pub struct Security {
 
 /// A scheme that is not there (a reference that cannot be resolved) is an
 /// error like any other such reference (TC-LOAD-006).
-pub fn read(
-    root: &Value,
-    holes: &Holes,
-    origin: &str,
-    warnings: &mut Vec<String>,
-) -> Result<Security, LoadError> {
+pub fn read(resolver: Resolver, warnings: &mut Vec<String>) -> Result<Security, LoadError> {
+    let (root, origin) = (resolver.root(), resolver.origin());
     let mut requirement_names = Vec::new();
     for requirement in root
         .get("security")
@@ -46,7 +42,7 @@ pub fn read(
         .and_then(|components| components.get("securitySchemes"))
         .and_then(Value::as_object);
     for (name, value) in declared.into_iter().flatten() {
-        let (value, _) = follow(root, holes, value, &at.key(name), origin)?;
+        let (value, _) = resolver.follow(value, &at.key(name))?;
         match scheme(value) {
             Some(scheme) => schemes.push((name.clone(), scheme)),
             None => warnings.push(format!(

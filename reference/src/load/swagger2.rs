@@ -10,7 +10,8 @@
 use serde_json::{json, Map, Value};
 
 use super::files::Holes;
-use super::pointer::{follow, DocPath};
+use super::place::DocPath;
+use super::resolver::Resolver;
 use super::{string_list, LoadError, Method};
 
 /// Swagger 2.0 keywords that describe a non-body parameter's value, and mean the
@@ -45,11 +46,9 @@ pub fn upgrade(mut root: Value, holes: &Holes, origin: &str) -> Result<Value, Lo
     let global_consumes = string_list(top.get("consumes"));
     let paths = match top.get("paths") {
         Some(paths) => Some(upgrade_paths(
-            &root,
-            holes,
+            Resolver::new(&root, holes, origin),
             paths,
             &global_consumes,
-            origin,
         )?),
         None => None,
     };
@@ -77,12 +76,11 @@ pub fn upgrade(mut root: Value, holes: &Holes, origin: &str) -> Result<Value, Lo
 }
 
 fn upgrade_paths(
-    root: &Value,
-    holes: &Holes,
+    resolver: Resolver,
     paths: &Value,
     global_consumes: &[String],
-    origin: &str,
 ) -> Result<Value, LoadError> {
+    let origin = resolver.origin();
     let at = DocPath::root().key("paths");
     let Some(paths) = paths.as_object() else {
         return Err(invalid(origin, &at, "expected an object"));
@@ -97,12 +95,12 @@ fn upgrade_paths(
             upgraded.insert(path.clone(), item.clone());
             continue;
         }
-        let (item, _) = follow(root, holes, item, &item_at, origin)?;
+        let (item, _) = resolver.follow(item, &item_at)?;
         let Some(item) = item.as_object() else {
             upgraded.insert(path.clone(), item.clone());
             continue;
         };
-        let shared = resolved_parameters(root, holes, item.get("parameters"), &item_at, origin)?;
+        let shared = resolved_parameters(resolver, item.get("parameters"), &item_at)?;
         let mut new_item = item.clone();
         new_item.remove("parameters");
         for method in Method::ALL {
@@ -110,18 +108,11 @@ fn upgrade_paths(
                 continue;
             };
             // An operation given by reference is upgraded as the one it names.
-            let (operation, op_at) = follow(
-                root,
-                holes,
-                operation,
-                &item_at.key(method.as_str()),
-                origin,
-            )?;
+            let (operation, op_at) = resolver.follow(operation, &item_at.key(method.as_str()))?;
             let Value::Object(operation) = operation else {
                 continue;
             };
-            let own =
-                resolved_parameters(root, holes, operation.get("parameters"), &op_at, origin)?;
+            let own = resolved_parameters(resolver, operation.get("parameters"), &op_at)?;
             let consumes = match operation.get("consumes") {
                 Some(list) => string_list(Some(list)),
                 None => global_consumes.to_vec(),
@@ -137,12 +128,11 @@ fn upgrade_paths(
 /// A parameter list with `$ref`s replaced by their targets (in this document
 /// or, once bundled, in another file of it).
 fn resolved_parameters(
-    root: &Value,
-    holes: &Holes,
+    resolver: Resolver,
     list: Option<&Value>,
     owner_at: &DocPath,
-    origin: &str,
 ) -> Result<Vec<Value>, LoadError> {
+    let origin = resolver.origin();
     let at = owner_at.key("parameters");
     let Some(list) = list else {
         return Ok(Vec::new());
@@ -152,11 +142,7 @@ fn resolved_parameters(
     };
     let mut resolved = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
-        resolved.push(
-            follow(root, holes, item, &at.index(index), origin)?
-                .0
-                .clone(),
-        );
+        resolved.push(resolver.follow(item, &at.index(index))?.0.clone());
     }
     Ok(resolved)
 }
