@@ -57,6 +57,17 @@ impl DeliveryFailure {
     }
 }
 
+/// Why the HTTP client for the upstream cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("the CA file holds no usable PEM certificate: {0}")]
+    UnusableCa(reqwest::Error),
+    #[error("the CA file holds no PEM certificate")]
+    NoCertificate,
+    #[error("the HTTP client could not be built: {0}")]
+    Build(reqwest::Error),
+}
+
 /// One HTTP client for the gateway's lifetime, so connections are pooled.
 #[derive(Debug, Clone)]
 pub struct Deliverer {
@@ -68,14 +79,18 @@ impl Deliverer {
     /// `trusted_ca_pem`: certificates of private CAs to trust besides the
     /// system's. Certificates are always verified: there is no switch that
     /// turns verification off.
-    pub fn new(deadline: Duration, trusted_ca_pem: Option<&[u8]>) -> Result<Deliverer, String> {
+    pub fn new(
+        deadline: Duration,
+        trusted_ca_pem: Option<&[u8]>,
+    ) -> Result<Deliverer, ClientError> {
         let trusted = match trusted_ca_pem {
-            Some(pem) => reqwest::Certificate::from_pem_bundle(pem)
-                .map_err(|error| format!("the CA file holds no usable PEM certificate: {error}"))?,
+            Some(pem) => {
+                reqwest::Certificate::from_pem_bundle(pem).map_err(ClientError::UnusableCa)?
+            }
             None => Vec::new(),
         };
         if trusted_ca_pem.is_some() && trusted.is_empty() {
-            return Err("the CA file holds no PEM certificate".to_owned());
+            return Err(ClientError::NoCertificate);
         }
         let client = reqwest::Client::builder()
             .tls_certs_merge(trusted)
@@ -88,7 +103,7 @@ impl Deliverer {
             // environment happens to name.
             .no_proxy()
             .build()
-            .map_err(|error| format!("the HTTP client could not be built: {error}"))?;
+            .map_err(ClientError::Build)?;
         Ok(Deliverer { client, deadline })
     }
 

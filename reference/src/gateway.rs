@@ -21,9 +21,9 @@ use tokio::sync::Semaphore;
 use crate::answer::{self, Masker};
 use crate::check::{JsonType, Problem, TypeSet, Validator, Violation};
 use crate::convert::{Catalogue, CredentialPlacement, Tool};
-use crate::deliver::{Deliverer, DEFAULT_DEADLINE};
+use crate::deliver::{ClientError, Deliverer, DEFAULT_DEADLINE};
 use crate::errors::{AgentMessage, ErrorCode};
-use crate::request::{self, Destination};
+use crate::request::{self, Destination, DestinationError};
 use crate::secret::Secret;
 
 pub use crate::answer::ToolAnswer;
@@ -100,13 +100,23 @@ impl Default for Limits {
     }
 }
 
+/// Why a gateway cannot start on its configuration: the upstream's address
+/// and credential, or the HTTP client (its trusted CAs).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error(transparent)]
+    Destination(#[from] DestinationError),
+    #[error(transparent)]
+    Client(#[from] ClientError),
+}
+
 /// A few hundred MB at most of answers in memory, and far more calls at
 /// once than one upstream usually serves well.
 pub const DEFAULT_CALLS_IN_FLIGHT: usize = 128;
 
 impl Gateway {
     /// A gateway with the default [`Limits`].
-    pub fn new(catalogue: Catalogue, upstream: UpstreamConfig) -> Result<Self, String> {
+    pub fn new(catalogue: Catalogue, upstream: UpstreamConfig) -> Result<Self, ConfigError> {
         Self::with_limits(catalogue, upstream, Limits::default())
     }
 
@@ -115,7 +125,7 @@ impl Gateway {
         catalogue: Catalogue,
         upstream: UpstreamConfig,
         limits: Limits,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ConfigError> {
         // TC-REQ-017: the configuration's placement, else the document's.
         let placement = upstream
             .placement

@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use crate::convert::{self, Location, ParameterPlan, Tool};
 use crate::errors::{AgentMessage, PathValueProblem};
 
-pub use destination::{CredentialSlot, Destination};
+pub use destination::{CredentialSlot, Destination, DestinationError};
 pub use encode::encode_component;
 
 /// The gateway's `Accept`: JSON preferred, anything else welcome (TC-REQ-010).

@@ -19,6 +19,25 @@ pub struct Destination {
     credential: Option<CredentialSlot>,
 }
 
+/// Why the upstream's address or the credential cannot be used: found when
+/// the gateway starts, so that no call fails on configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum DestinationError {
+    #[error("the base URL `{base_url}` is not a URL: {reason}")]
+    NotAUrl {
+        base_url: String,
+        reason: url::ParseError,
+    },
+    #[error("the base URL `{base_url}` must be an http or https URL with a host")]
+    NotHttp { base_url: String },
+    #[error("the base URL `{base_url}` must not have a fragment")]
+    Fragment { base_url: String },
+    #[error("the credential contains characters a header cannot carry")]
+    NotAHeaderValue,
+    #[error("`{name}` is not a valid header name for the credential")]
+    NotAHeaderName { name: String },
+}
+
 /// The credential, already in the form its place needs.
 #[derive(Debug, Clone)]
 pub enum CredentialSlot {
@@ -40,18 +59,20 @@ impl Destination {
         base_url: &str,
         credential: Option<&str>,
         placement: Option<&CredentialPlacement>,
-    ) -> Result<Destination, String> {
-        let base = Url::parse(base_url)
-            .map_err(|error| format!("the base URL `{base_url}` is not a URL: {error}"))?;
+    ) -> Result<Destination, DestinationError> {
+        let base = Url::parse(base_url).map_err(|reason| DestinationError::NotAUrl {
+            base_url: base_url.to_owned(),
+            reason,
+        })?;
         if !matches!(base.scheme(), "http" | "https") || base.host_str().is_none() {
-            return Err(format!(
-                "the base URL `{base_url}` must be an http or https URL with a host"
-            ));
+            return Err(DestinationError::NotHttp {
+                base_url: base_url.to_owned(),
+            });
         }
         if base.fragment().is_some() {
-            return Err(format!(
-                "the base URL `{base_url}` must not have a fragment"
-            ));
+            return Err(DestinationError::Fragment {
+                base_url: base_url.to_owned(),
+            });
         }
         let base_segments = base
             .path()
@@ -87,10 +108,10 @@ impl Destination {
     }
 }
 
-fn slot(secret: &str, placement: &CredentialPlacement) -> Result<CredentialSlot, String> {
+fn slot(secret: &str, placement: &CredentialPlacement) -> Result<CredentialSlot, DestinationError> {
     let header = |name: HeaderName, value: String| {
-        let mut value = HeaderValue::from_str(&value)
-            .map_err(|_| "the credential contains characters a header cannot carry".to_owned())?;
+        let mut value =
+            HeaderValue::from_str(&value).map_err(|_| DestinationError::NotAHeaderValue)?;
         // Keeps it out of debug output and marks it for HTTP/2 header compression.
         value.set_sensitive(true);
         Ok(CredentialSlot::Header { name, value })
@@ -98,7 +119,7 @@ fn slot(secret: &str, placement: &CredentialPlacement) -> Result<CredentialSlot,
     match placement {
         CredentialPlacement::Header(name) => {
             let name = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| format!("`{name}` is not a valid header name for the credential"))?;
+                .map_err(|_| DestinationError::NotAHeaderName { name: name.clone() })?;
             header(name, secret.to_owned())
         }
         CredentialPlacement::Bearer => header(AUTHORIZATION, format!("Bearer {secret}")),

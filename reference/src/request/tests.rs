@@ -422,16 +422,41 @@ fn empty_credential_is_not_sent() {
 }
 
 #[rstest]
-#[case::not_a_url("api.example.com")]
-#[case::other_scheme("ftp://api.example.com")]
-#[case::fragment("https://api.example.com/#x")]
-fn unusable_base_urls_are_rejected_at_start(#[case] base: &str) {
-    assert!(Destination::new(base, None, None).is_err());
+#[case::not_a_url(
+    "api.example.com",
+    "the base URL `api.example.com` is not a URL: relative URL without a base"
+)]
+#[case::other_scheme(
+    "ftp://api.example.com",
+    "the base URL `ftp://api.example.com` must be an http or https URL with a host"
+)]
+#[case::fragment(
+    "https://api.example.com/#x",
+    "the base URL `https://api.example.com/#x` must not have a fragment"
+)]
+fn unusable_base_urls_are_rejected_at_start(#[case] base: &str, #[case] message: &str) {
+    let error = Destination::new(base, None, None).expect_err("refused");
+    assert_eq!(error.to_string(), message);
 }
 
-#[test]
-fn credential_a_header_cannot_carry_is_rejected_at_start() {
-    assert!(Destination::new(BASE, Some("a\nb"), Some(&CredentialPlacement::Bearer)).is_err());
+#[rstest]
+#[case::not_a_header_value(
+    "a\nb",
+    CredentialPlacement::Bearer,
+    "the credential contains characters a header cannot carry"
+)]
+#[case::not_a_header_name(
+    "secret",
+    CredentialPlacement::Header("X Key".to_owned()),
+    "`X Key` is not a valid header name for the credential"
+)]
+fn credentials_a_header_cannot_carry_are_rejected_at_start(
+    #[case] credential: &str,
+    #[case] placement: CredentialPlacement,
+    #[case] message: &str,
+) {
+    let error = Destination::new(BASE, Some(credential), Some(&placement)).expect_err("refused");
+    assert_eq!(error.to_string(), message);
 }
 
 #[test]
