@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use resolver::Resolver;
 
-pub use files::{schema_name, Hole};
+pub use files::{schema_name, Hole, Unresolvable};
 pub use place::DocPath;
 pub use pointer::local_pointer;
 
@@ -65,7 +65,7 @@ impl Document {
     pub fn unresolved(&self, pointer: &str) -> Option<LoadError> {
         self.holes
             .at(pointer)
-            .map(|hole| LoadError::Unresolved(hole.clone()))
+            .map(|hole| LoadError::Unresolved(Box::new(hole.clone())))
     }
 }
 
@@ -287,7 +287,7 @@ pub enum LoadError {
     /// A reference to another file, a URL or a name that could not be
     /// resolved: the error names the file and line holding it.
     #[error("{0}")]
-    Unresolved(Hole),
+    Unresolved(Box<Hole>),
 }
 
 /// A line and column (both from 1) in the document's text, when the parser knows them.

@@ -91,7 +91,40 @@ pub struct Hole {
     /// The reference as written.
     pub reference: String,
     /// Why it cannot be resolved.
-    pub problem: String,
+    pub problem: Unresolvable,
+}
+
+/// Why a reference cannot be resolved (TC-LOAD-006, TC-LOAD-008). Files
+/// are named as messages name them, from the root document's folder.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unresolvable {
+    #[error("its fragment is not valid percent-encoded UTF-8")]
+    FragmentEncoding,
+    #[error("its path is not valid percent-encoded UTF-8")]
+    PathEncoding,
+    #[error("it is a URL, and URLs are never fetched")]
+    Url,
+    #[error(
+        "it names another file, and a document not read from a file has no folder to find it in"
+    )]
+    NoFolder,
+    #[error("it leads outside the document's folder {folder}, and such files are not read")]
+    OutsideTree { folder: String },
+    #[error("{file} does not exist")]
+    Missing { file: String },
+    #[error("{file} is not a file")]
+    NotAFile { file: String },
+    /// The reason is the system's message, kept as text so a hole can be
+    /// cloned and compared.
+    #[error("{file} cannot be read: {reason}")]
+    Unreadable { file: String, reason: String },
+    /// The file's own parse error, which names the file and the place.
+    #[error("{0}")]
+    Unparsable(String),
+    #[error("{file} has no schema with `$anchor: {anchor}`")]
+    NoAnchor { file: String, anchor: String },
+    #[error("{file} has nothing at #{pointer}")]
+    NothingAt { file: String, pointer: String },
 }
 
 impl fmt::Display for Hole {
@@ -178,7 +211,7 @@ struct Bundler<'a> {
     shown_tree: PathBuf,
     files: Vec<File<'a>>,
     /// Each canonical path met: its index in `files`, or why it cannot be used.
-    read: HashMap<PathBuf, Result<usize, String>>,
+    read: HashMap<PathBuf, Result<usize, Unresolvable>>,
     holes: Holes,
 }
 
@@ -232,7 +265,7 @@ impl Bundler<'_> {
 
     /// The local reference `reference`, written in file `from`, becomes; or
     /// why it cannot be resolved.
-    fn resolve(&mut self, from: usize, reference: &str) -> Result<String, String> {
+    fn resolve(&mut self, from: usize, reference: &str) -> Result<String, Unresolvable> {
         let (resource, fragment) = match reference.split_once('#') {
             Some((resource, fragment)) => (resource, Some(fragment)),
             None => (reference, None),
@@ -242,7 +275,7 @@ impl Bundler<'_> {
             Some(fragment) => Some(
                 percent_decode_str(fragment)
                     .decode_utf8()
-                    .map_err(|_| "its fragment is not valid percent-encoded UTF-8".to_string())?,
+                    .map_err(|_| Unresolvable::FragmentEncoding)?,
             ),
             None => None,
         };
@@ -267,7 +300,7 @@ impl Bundler<'_> {
         resource_id: &str,
         base: String,
         fragment: Option<&str>,
-    ) -> Result<String, String> {
+    ) -> Result<String, Unresolvable> {
         let pointer = match fragment {
             None | Some("") => base,
             Some(pointer) if pointer.starts_with('/') => base + pointer,
@@ -276,19 +309,19 @@ impl Bundler<'_> {
                 match self.names(file).anchors.get(&key) {
                     Some(pointer) => pointer.clone(),
                     None => {
-                        return Err(format!(
-                            "{} has no schema with `$anchor: {anchor}`",
-                            self.files[file].shown
-                        ))
+                        return Err(Unresolvable::NoAnchor {
+                            file: self.files[file].shown.clone(),
+                            anchor: anchor.to_string(),
+                        })
                     }
                 }
             }
         };
         if lookup(&self.files[file].value, &pointer).is_none() {
-            return Err(format!(
-                "{} has nothing at #{pointer}",
-                self.files[file].shown
-            ));
+            return Err(Unresolvable::NothingAt {
+                file: self.files[file].shown.clone(),
+                pointer,
+            });
         }
         Ok(pointer)
     }
@@ -315,27 +348,21 @@ impl Bundler<'_> {
     /// The index of the file `resource` names from file `from`, read and
     /// parsed if it was not yet; or why it cannot be used. Nothing outside
     /// the tree is read, and a URL never.
-    fn open(&mut self, from: usize, resource: &str) -> Result<usize, String> {
+    fn open(&mut self, from: usize, resource: &str) -> Result<usize, Unresolvable> {
         if resource.starts_with("//") || uri_scheme(resource).is_some() {
-            return Err("it is a URL, and URLs are never fetched".to_string());
+            return Err(Unresolvable::Url);
         }
         let (Some(tree), Some(folder)) = (&self.tree, &self.files[from].folder) else {
-            return Err(
-                "it names another file, and a document not read from a file has no folder to find it in"
-                    .to_string(),
-            );
+            return Err(Unresolvable::NoFolder);
         };
         let path = percent_decode_str(resource)
             .decode_utf8()
-            .map_err(|_| "its path is not valid percent-encoded UTF-8".to_string())?;
+            .map_err(|_| Unresolvable::PathEncoding)?;
         // Dot segments are removed before the file system is asked anything,
         // as URI references resolve: `a/link/../b` is `a/b`.
         let wanted = without_dot_segments(&folder.join(&*path));
-        let outside = || {
-            format!(
-                "it leads outside the document's folder {}, and such files are not read",
-                shown_folder(&self.shown_tree)
-            )
+        let outside = || Unresolvable::OutsideTree {
+            folder: shown_folder(&self.shown_tree),
         };
         let Ok(inside) = wanted.strip_prefix(tree) else {
             return Err(outside());
@@ -343,8 +370,11 @@ impl Bundler<'_> {
         let shown = self.shown_tree.join(inside).display().to_string();
         // Symbolic links resolved: one leading outside the tree leads outside.
         let canonical = wanted.canonicalize().map_err(|error| match error.kind() {
-            ErrorKind::NotFound => format!("{shown} does not exist"),
-            _ => format!("{shown} cannot be read: {error}"),
+            ErrorKind::NotFound => Unresolvable::Missing { file: shown },
+            _ => Unresolvable::Unreadable {
+                file: shown,
+                reason: error.to_string(),
+            },
         })?;
         let Ok(inside) = canonical.strip_prefix(tree) else {
             return Err(outside());
@@ -363,13 +393,22 @@ impl Bundler<'_> {
         opened
     }
 
-    fn read_file(&mut self, canonical: &Path, key: String, shown: String) -> Result<usize, String> {
+    fn read_file(
+        &mut self,
+        canonical: &Path,
+        key: String,
+        shown: String,
+    ) -> Result<usize, Unresolvable> {
         if !canonical.is_file() {
-            return Err(format!("{shown} is not a file"));
+            return Err(Unresolvable::NotAFile { file: shown });
         }
-        let text = std::fs::read_to_string(canonical)
-            .map_err(|error| format!("{shown} cannot be read: {error}"))?;
-        let value = text::parse(&text, &shown).map_err(|error| error.to_string())?;
+        let text =
+            std::fs::read_to_string(canonical).map_err(|error| Unresolvable::Unreadable {
+                file: shown.clone(),
+                reason: error.to_string(),
+            })?;
+        let value = text::parse(&text, &shown)
+            .map_err(|error| Unresolvable::Unparsable(error.to_string()))?;
         self.files.push(File {
             key,
             shown,
@@ -633,7 +672,9 @@ mod tests {
             position: TextPosition(Some((3, 9))),
             pointer: "/paths/~1a".into(),
             reference: "b.yaml".into(),
-            problem: "b.yaml does not exist".into(),
+            problem: Unresolvable::Missing {
+                file: "b.yaml".into(),
+            },
         };
         let reference = holes.add(hole.clone());
         assert_eq!(reference, "#/x-hosted-mcp-unresolved/0");
@@ -681,9 +722,11 @@ mod tests {
         assert_eq!(pet["tag"]["$ref"], "#/components/schemas/Tag");
         let hole = pet["other"]["$ref"].as_str().and_then(local_pointer);
         let hole = hole.and_then(|pointer| bundle.holes.at(&pointer).cloned());
+        let hole = hole.expect("a hole for the other file");
+        assert_eq!(hole.problem, Unresolvable::NoFolder);
         assert_eq!(
-            hole.map(|hole| hole.to_string()).as_deref(),
-            Some("doc.json: #/components/schemas/Pet/properties/other: $ref `other.yaml#/Pet` cannot be resolved: it names another file, and a document not read from a file has no folder to find it in")
+            hole.to_string(),
+            "doc.json: #/components/schemas/Pet/properties/other: $ref `other.yaml#/Pet` cannot be resolved: it names another file, and a document not read from a file has no folder to find it in"
         );
     }
 

@@ -60,7 +60,7 @@ impl<'a> Resolver<'a> {
             // After bundling, every reference is local: anything else points to nothing here.
             let pointer = local_pointer(reference).ok_or_else(|| broken(RefProblem::Missing))?;
             if let Some(hole) = self.holes.at(&pointer) {
-                return Err(LoadError::Unresolved(hole.clone()));
+                return Err(LoadError::Unresolved(Box::new(hole.clone())));
             }
             if !seen.insert(pointer.clone()) {
                 return Err(broken(RefProblem::Cycle));

@@ -349,14 +349,27 @@ fn an_operation_reference_that_cannot_be_resolved_is_an_error_naming_its_line() 
 #[rstest]
 #[case::file_without_a_folder(
     "parameters.yaml#/limit",
+    Unresolvable::NoFolder,
     "test.yaml:6:18: #/paths/~1pets/get/parameters/0: $ref `parameters.yaml#/limit` cannot be resolved: it names another file, and a document not read from a file has no folder to find it in"
 )]
 #[case::url(
     "https://example.com/parameters.yaml#/limit",
+    Unresolvable::Url,
     "test.yaml:6:18: #/paths/~1pets/get/parameters/0: $ref `https://example.com/parameters.yaml#/limit` cannot be resolved: it is a URL, and URLs are never fetched"
+)]
+#[case::bad_fragment(
+    "#/components/%FF",
+    Unresolvable::FragmentEncoding,
+    "test.yaml:6:18: #/paths/~1pets/get/parameters/0: $ref `#/components/%FF` cannot be resolved: its fragment is not valid percent-encoded UTF-8"
+)]
+#[case::no_anchor(
+    "#limit",
+    Unresolvable::NoAnchor { file: "test.yaml".into(), anchor: "limit".into() },
+    "test.yaml:6:18: #/paths/~1pets/get/parameters/0: $ref `#limit` cannot be resolved: test.yaml has no schema with `$anchor: limit`"
 )]
 fn a_reference_that_cannot_be_resolved_is_an_error_naming_its_line(
     #[case] reference: &str,
+    #[case] problem: Unresolvable,
     #[case] message: &str,
 ) {
     let error = load(&format!(
@@ -369,9 +382,15 @@ paths:
         - {{name: q, in: query}}
 "
     ))
-    .err()
-    .map(|error| error.to_string());
-    assert_eq!(error.as_deref(), Some(message));
+    .err();
+    match &error {
+        Some(LoadError::Unresolved(hole)) => assert_eq!(hole.problem, problem),
+        other => panic!("expected an unresolved reference, got {other:?}"),
+    }
+    assert_eq!(
+        error.map(|error| error.to_string()).as_deref(),
+        Some(message)
+    );
 }
 
 #[test]
