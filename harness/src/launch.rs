@@ -373,7 +373,7 @@ pub struct Gateway {
 impl Gateway {
     /// Starts the gateway and, over HTTP, waits until its port accepts TCP.
     ///
-    /// The gateway's port is reserved for it ([`PortReservation`]), so no other
+    /// The gateway's port is reserved for it (`PortReservation`), so no other
     /// process (another scenario's upstream, an outgoing connection) can be
     /// handed it between the harness's choice and the gateway's bind, and a
     /// client can never reach someone else's listener by mistake. A gateway

@@ -7,44 +7,47 @@
 //! - [`launch`]: the one launch contract for gateways in any language (a
 //!   command template with `{openapi}`, `{base_url}`, `{port}`, and the
 //!   credential in `HOSTED_MCP_CREDENTIAL`), over HTTP or stdio.
-//! - [`health`]: whether another launch is worth making (a gateway that
+//! - `health`: whether another launch is worth making (a gateway that
 //!   never starts, `--max-failures`).
-//! - [`reference`]: the reference gateway a run without `--gateway`
+//! - [`reference`](mod@reference): the reference gateway a run without `--gateway`
 //!   checks (built in the workspace, else beside the harness or on `PATH`).
-//! - [`placement`]: where a scenario wants the credential
+//! - `placement`: where a scenario wants the credential
 //!   (`HOSTED_MCP_CREDENTIAL_IN`).
-//! - [`world`]: one [`world::GatewayWorld`] per scenario, with its own mock
+//! - `world`: one `world::GatewayWorld` per scenario, with its own mock
 //!   upstream, its document, and the gateway launched lazily from it.
-//! - [`client`]: MCP sessions through rmcp, in either protocol era;
-//!   [`raw`]: hand-made JSON-RPC over HTTP for exact protocol checks.
-//! - [`steps`]: the step definitions, one file per section of the rules;
-//!   [`json`]: looking into the JSON a gateway sent, for steps and world.
+//! - `client`: MCP sessions through rmcp, in either protocol era;
+//!   `raw`: hand-made JSON-RPC over HTTP for exact protocol checks.
+//! - `steps`: the step definitions, one file per section of the rules;
+//!   `json`: looking into the JSON a gateway sent, for steps and world.
 //! - [`report`]: results per scenario and rule, the terminal table, JUnit
 //!   and JSON, and the verdict.
 //! - [`suite`]: the scenarios a features folder holds, for checking a
 //!   baseline before a run.
 //! - [`listing`]: the suite as a reader sees it (`list`, `show`), and the
 //!   check of a `--tags` expression against the tags it holds.
-//! - [`leftovers`] and [`interrupt`]: the gateways and temporary folders a
+//! - `leftovers` and `interrupt`: the gateways and temporary folders a
 //!   run must not leave behind, even when Ctrl-C or SIGTERM stops it.
 //! - [`run`]: ties them together for the `hosted-mcp-conformance` binary.
+//!
+//! Only what the binary and the tests use is public; the rest stays private,
+//! so the dead-code lint sees it.
 
 pub mod catalogue;
-pub mod client;
-pub mod health;
-pub mod interrupt;
-pub mod json;
+mod client;
+mod health;
+mod interrupt;
+mod json;
 pub mod kit;
 pub mod launch;
-pub mod leftovers;
+mod leftovers;
 pub mod listing;
-pub mod naming;
-pub mod placement;
-pub mod raw;
+mod naming;
+mod placement;
+mod raw;
 pub mod reference;
 pub mod report;
 pub mod run;
-pub mod steps;
+mod steps;
 pub mod suite;
-pub mod wire;
-pub mod world;
+mod wire;
+mod world;
