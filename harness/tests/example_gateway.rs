@@ -39,35 +39,17 @@ fn gateway_dir() -> PathBuf {
     workspace().join("examples/python-gateway")
 }
 
-/// The venv's python with the gateway's requirements installed; reinstalled
-/// only when `requirements.txt` changed since the last install.
+/// The venv's python with the gateway's requirements installed, by the
+/// project's one installer (`scripts/python-venv`).
 fn python() -> PathBuf {
     static INSTALL: Mutex<()> = Mutex::new(());
     let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
-
-    let requirements = gateway_dir().join("requirements.txt");
-    let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt is readable");
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-example-gateway");
-    let python = venv.join("bin/python");
-    let stamp = venv.join("installed-requirements.txt");
-    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
-        return python;
-    }
-    checked(Command::new("python3").args(["-m", "venv"]).arg(&venv));
-    checked(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "-r",
-            ])
-            .arg(&requirements),
+    let output = checked(
+        Command::new(workspace().join("scripts/python-venv"))
+            .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-example-gateway"))
+            .arg(gateway_dir().join("requirements.txt")),
     );
-    std::fs::write(&stamp, wanted).expect("stamp is writable");
-    python
+    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
 }
 
 fn checked(command: &mut Command) -> Output {

@@ -99,37 +99,20 @@ pub fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The venv's python, creating the venv and installing the SDK when the
-/// requirements changed since the last install.
+/// The venv's python with the official SDK installed, by the project's one
+/// installer (`scripts/python-venv`).
 pub fn python() -> PathBuf {
     static INSTALL: Mutex<()> = Mutex::new(());
     let _guard = INSTALL
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
 
-    let requirements = manifest_dir().join("tests/python/requirements.txt");
-    let wanted = std::fs::read_to_string(&requirements).expect("requirements.txt is readable");
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-mcp-sdk");
-    let python = venv.join("bin/python");
-    let stamp = venv.join("installed-requirements.txt");
-    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
-        return python;
-    }
-    run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv));
-    run_checked(
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "-r",
-            ])
-            .arg(&requirements),
+    let output = run_checked(
+        Command::new(manifest_dir().join("../scripts/python-venv"))
+            .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-mcp-sdk"))
+            .arg(manifest_dir().join("tests/python/requirements.txt")),
     );
-    std::fs::write(&stamp, wanted).expect("stamp is writable");
-    python
+    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
 }
 
 /// A folder holding the official MCP TypeScript SDK client (pinned in
