@@ -66,7 +66,8 @@ impl Catalogue {
     }
 
     /// Reads the catalogue's Markdown: `## Section (`features/x.feature`)`
-    /// headings, each followed by a table `| ID | Level | Rule | Source |`.
+    /// headings, each followed by a table `| ID | Level | Rule | Source |`
+    /// whose ID cells may open with the row's anchor (`<a id="TC-X-1"></a>`).
     pub fn parse(text: &str) -> anyhow::Result<Self> {
         let mut catalogue = Self::default();
         for (number, line) in text.lines().enumerate() {
@@ -85,8 +86,20 @@ impl Catalogue {
             let ["", id, level, statement, source, ""] = cells.as_slice() else {
                 continue;
             };
+            // The ID cell may open with the row's anchor, `<a id="TC-X-1"></a>`,
+            // which must name the row's own rule.
+            let (anchor, id) = match id
+                .strip_prefix("<a id=\"")
+                .and_then(|r| r.split_once("\"></a>"))
+            {
+                Some((anchor, id)) => (Some(anchor), id.trim()),
+                None => (None, *id),
+            };
             if !id.starts_with("TC-") {
                 continue;
+            }
+            if anchor.is_some_and(|anchor| anchor != id) {
+                bail!("docs/rules.md:{}: {id}'s anchor is {anchor:?}", number + 1);
             }
             let level = match *level {
                 "required" => Level::Required,
@@ -161,6 +174,12 @@ mod tests {
         assert!(
             Catalogue::parse("## S (`features/s.feature`)\n| TC-A-1 | maybe | x | y |").is_err()
         );
+        let anchored =
+            "## S (`features/s.feature`)\n| <a id=\"TC-A-1\"></a>TC-A-1 | required | x | y |";
+        assert_eq!(Catalogue::parse(anchored).unwrap().rules[0].id, "TC-A-1");
+        let misanchored =
+            "## S (`features/s.feature`)\n| <a id=\"TC-A-2\"></a>TC-A-1 | required | x | y |";
+        assert!(Catalogue::parse(misanchored).is_err());
         let twice = "## S (`features/s.feature`)\n| TC-A-1 | required | x | y |\n| TC-A-1 | required | x | y |";
         assert!(Catalogue::parse(twice).is_err());
     }

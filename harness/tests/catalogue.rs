@@ -2,27 +2,28 @@
 //! has at least one scenario, every rule tag on a scenario is catalogued, and a
 //! scenario is tagged `@recommended` exactly when its rule is recommended (the
 //! reports count that tag when they decide whether a failure fails the run).
+//! Every rule's row is its own anchor, and every link to a rule finds it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+use hosted_mcp_conformance::catalogue::Catalogue;
 
 fn workspace() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
-/// Rule ID to its level, from the catalogue's tables.
+fn rules_text() -> String {
+    std::fs::read_to_string(workspace().join("docs/rules.md")).expect("docs/rules.md")
+}
+
+/// Rule ID to its level, read by the parser the harness itself uses.
 fn catalogue() -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(workspace().join("docs/rules.md")).expect("docs/rules.md");
-    text.lines()
-        .filter_map(|line| {
-            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-            match cells.as_slice() {
-                ["", id, level, _, _, ""] if id.starts_with("TC-") => {
-                    Some((id.to_string(), level.to_string()))
-                }
-                _ => None,
-            }
-        })
+    Catalogue::parse(&rules_text())
+        .expect("docs/rules.md parses")
+        .rules
+        .into_iter()
+        .map(|rule| (rule.id, rule.level.name().to_owned()))
         .collect()
 }
 
@@ -92,4 +93,52 @@ fn recommended_tags_match_the_catalogue() {
             );
         }
     }
+}
+
+/// `rules.md#TC-X-1` links (from the error docs, the README, the rules
+/// themselves) land on the rule's row; a row without its anchor, or a link
+/// to a rule that has none, fails.
+#[test]
+fn every_rule_has_its_anchor_and_every_link_to_a_rule_lands() {
+    let text = rules_text();
+    let rules = catalogue();
+    let anchors: BTreeSet<String> = text
+        .split("<a id=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"').map(|(id, _)| id.to_owned()))
+        .collect();
+    let without: Vec<&String> = rules.keys().filter(|id| !anchors.contains(*id)).collect();
+    assert!(without.is_empty(), "rules without an anchor: {without:?}");
+
+    let mut pages = vec![("README.md".to_owned(), workspace().join("README.md"))];
+    for entry in std::fs::read_dir(workspace().join("docs")).expect("docs/") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push((
+                format!("docs/{}", path.file_name().unwrap().to_string_lossy()),
+                path,
+            ));
+        }
+    }
+    let mut links = 0;
+    for (name, path) in pages {
+        let page = std::fs::read_to_string(&path).expect("a readable page");
+        for (at, _) in page.match_indices("rules.md#") {
+            let target: String = page[at + "rules.md#".len()..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
+                .collect();
+            if target.starts_with("TC-") {
+                links += 1;
+                assert!(
+                    anchors.contains(&target),
+                    "{name} links to rules.md#{target}, which is no rule's anchor"
+                );
+            }
+        }
+    }
+    assert!(
+        links > 20,
+        "only {links} links to rules found; the check reads nothing"
+    );
 }
