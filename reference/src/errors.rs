@@ -2,7 +2,7 @@
 //!
 //! This is the one place where codes, their meanings, the rules that produce
 //! them and their agent-facing texts are written. `docs/errors.md` is generated
-//! from it by [`catalogue_markdown`], and a test keeps the two equal.
+//! from it by a test (`page.rs`), which keeps the two equal.
 //!
 //! Rule: every text starts with its code in brackets, e.g. `[UPSTREAM_STATUS]`,
 //! so agents and people can look it up.
@@ -20,7 +20,7 @@ pub const BODY_LIMIT: usize = 1_048_576;
 /// How many bytes of an error status's body are shown (TC-ANS-008).
 pub const ERROR_BODY_LIMIT: usize = 1024;
 
-/// Declares [`ErrorCode`] from one table: each code is one entry, with its
+/// Declares [`ErrorCode`] and [`AgentMessage::code`] from one table: each code is one entry, with its
 /// name, how it reaches the agent, what produces it, its meaning for the docs,
 /// what the agent and the operator should do, and an example message. Adding a code is adding an entry (and the
 /// [`AgentMessage`] variant it describes), so no part can be left out.
@@ -90,6 +90,16 @@ macro_rules! catalogue {
             fn example(self) -> AgentMessage {
                 match self {
                     $(ErrorCode::$variant => $example,)*
+                }
+            }
+        }
+
+        impl AgentMessage {
+            /// The message's stable code: each variant has the code of its
+            /// own name, so a message without an entry does not compile.
+            pub fn code(&self) -> ErrorCode {
+                match self {
+                    $(AgentMessage::$variant { .. } => ErrorCode::$variant,)*
                 }
             }
         }
@@ -491,29 +501,6 @@ pub enum AgentMessage {
 }
 
 impl AgentMessage {
-    pub fn code(&self) -> ErrorCode {
-        match self {
-            AgentMessage::ToolUnknown { .. } => ErrorCode::ToolUnknown,
-            AgentMessage::ArgumentsInvalid { .. } => ErrorCode::ArgumentsInvalid,
-            AgentMessage::PathValueRefused { .. } => ErrorCode::PathValueRefused,
-            AgentMessage::PathEscapesBase { .. } => ErrorCode::PathEscapesBase,
-            AgentMessage::HeaderValueRefused { .. } => ErrorCode::HeaderValueRefused,
-            AgentMessage::RequestNotBuilt { .. } => ErrorCode::RequestNotBuilt,
-            AgentMessage::GatewayBusy { .. } => ErrorCode::GatewayBusy,
-            AgentMessage::GatewayFault => ErrorCode::GatewayFault,
-            AgentMessage::UpstreamRedirect { .. } => ErrorCode::UpstreamRedirect,
-            AgentMessage::UpstreamStatus { .. } => ErrorCode::UpstreamStatus,
-            AgentMessage::UpstreamTimeout { .. } => ErrorCode::UpstreamTimeout,
-            AgentMessage::UpstreamUnreachable { .. } => ErrorCode::UpstreamUnreachable,
-            AgentMessage::UpstreamReset { .. } => ErrorCode::UpstreamReset,
-            AgentMessage::UpstreamUntrusted { .. } => ErrorCode::UpstreamUntrusted,
-            AgentMessage::UpstreamFailed { .. } => ErrorCode::UpstreamFailed,
-            AgentMessage::BodyTruncated => ErrorCode::BodyTruncated,
-            AgentMessage::BodyNotText { .. } => ErrorCode::BodyNotText,
-            AgentMessage::BodyEmpty { .. } => ErrorCode::BodyEmpty,
-        }
-    }
-
     /// Whether the tool result carrying this message is an error.
     pub fn is_error(&self) -> bool {
         self.code().delivery() != Delivery::Note
@@ -683,122 +670,6 @@ fn duration_text(deadline: Duration) -> String {
     }
 }
 
-/// The rules catalogue, read at build time so the docs link to the sections
-/// the rules really live in.
-const RULES_MARKDOWN: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/rules.md"));
-
-/// Where a rule is described: the heading of its section in `rules.md`.
-fn rule_section(rule: &str) -> Option<&'static str> {
-    let mut heading = None;
-    for line in RULES_MARKDOWN.lines() {
-        if let Some(title) = line.strip_prefix("## ") {
-            heading = Some(title.trim());
-        } else if line.starts_with(&rule_row(rule)) {
-            return heading;
-        }
-    }
-    None
-}
-
-/// How a rule's row in `rules.md` starts: its anchor, then its ID.
-fn rule_row(rule: &str) -> String {
-    format!("| <a id=\"{rule}\"></a>{rule} |")
-}
-
-/// The feature file a section names, e.g. ``(`features/checking.feature`)``.
-fn feature_file(heading: &str) -> Option<&str> {
-    let start = heading.find("`features/")? + 1;
-    let end = heading[start..].find('`')? + start;
-    Some(&heading[start..end])
-}
-
-/// Renders `docs/errors.md`.
-pub fn catalogue_markdown() -> String {
-    let mut page = String::new();
-    let _ = write_catalogue(&mut page);
-    page
-}
-
-fn write_catalogue(page: &mut String) -> std::fmt::Result {
-    writeln!(page, "# Errors")?;
-    writeln!(page)?;
-    writeln!(
-        page,
-        "<!-- Generated from reference/src/errors.rs by `catalogue_markdown()`. Do not edit: \
-         run `UPDATE_ERROR_DOCS=1 cargo test -p hosted-mcp-gateway --lib errors` to regenerate. -->"
-    )?;
-    writeln!(page)?;
-    writeln!(
-        page,
-        "Every message an agent can get from the reference gateway starts with a stable code \
-         in brackets, such as `[UPSTREAM_STATUS]`. Tool errors come back as a tool result with \
-         `isError: true`; notes are part of a successful result; the one protocol error is a \
-         JSON-RPC error. Text that came from the API, and the request's URL, never shows the \
-         credential: it reads `[credential]`."
-    )?;
-    writeln!(page)?;
-    writeln!(page, "| Code | Comes back as | Rules |")?;
-    writeln!(page, "|---|---|---|")?;
-    for code in ErrorCode::ALL {
-        let delivery = match code.delivery() {
-            Delivery::ProtocolError => "JSON-RPC error -32602",
-            Delivery::ToolError => "tool error",
-            Delivery::Note => "note",
-        };
-        let rules = if code.rules().is_empty() {
-            "—".to_owned()
-        } else {
-            code.rules().join(", ")
-        };
-        writeln!(
-            page,
-            "| [`{name}`](#{slug}) | {delivery} | {rules} |",
-            name = code.code(),
-            slug = code.code().to_ascii_lowercase()
-        )?;
-    }
-    for code in ErrorCode::ALL {
-        writeln!(page)?;
-        writeln!(page, "## {}", code.code())?;
-        writeln!(page)?;
-        writeln!(page, "{}", code.meaning())?;
-        writeln!(page)?;
-        writeln!(page, "Example:")?;
-        writeln!(page)?;
-        writeln!(page, "```text")?;
-        writeln!(page, "{}", code.example().render())?;
-        writeln!(page, "```")?;
-        writeln!(page)?;
-        writeln!(page, "What to do:")?;
-        writeln!(page)?;
-        writeln!(page, "- The agent: {}", code.agent_should())?;
-        writeln!(page, "- The operator: {}", code.operator_should())?;
-        writeln!(page)?;
-        if let ProducedBy::Reference(why) = code.produced_by() {
-            writeln!(page, "Produced by: no rule of the suite; {why}.")?;
-            continue;
-        }
-        writeln!(page, "Produced by:")?;
-        writeln!(page)?;
-        for rule in code.rules() {
-            match rule_section(rule) {
-                Some(section) => {
-                    write!(page, "- [{rule}](rules.md#{rule})")?;
-                    if let Some(feature) = feature_file(section) {
-                        write!(
-                            page,
-                            ": scenarios tagged `@{rule}` in [{feature}](../{feature})"
-                        )?;
-                    }
-                    writeln!(page)?;
-                }
-                None => writeln!(page, "- {rule}")?,
-            }
-        }
-    }
-    Ok(())
-}
-
 /// The entry of `code` (as an agent reads it, `[CODE]`, or bare, in any
 /// case) for the terminal: what it means, an example message, what to do,
 /// and the rules that produce it. An unknown code is an error that lists
@@ -854,43 +725,13 @@ fn write_explanation(out: &mut String, code: ErrorCode) -> std::fmt::Result {
 }
 
 #[cfg(test)]
+mod page;
+
+#[cfg(test)]
 mod tests {
     use std::collections::HashSet;
 
     use super::*;
-
-    /// Error docs link every message to the scenarios that produce it, so
-    /// each code needs at least one rule, and every rule it names must exist;
-    /// a code of the reference's own names a test of the reference that exists.
-    #[test]
-    fn every_code_is_produced_by_a_catalogued_rule() {
-        let rules = include_str!("../../docs/rules.md");
-        for code in ErrorCode::ALL {
-            if let ProducedBy::Reference(why) = code.produced_by() {
-                let test = why
-                    .split('`')
-                    .find(|part| part.starts_with("reference/"))
-                    .unwrap_or_else(|| panic!("{} names no test", code.code()));
-                let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("..")
-                    .join(test);
-                assert!(
-                    path.is_file(),
-                    "{} names {test}, which is missing",
-                    code.code()
-                );
-                continue;
-            }
-            assert!(!code.rules().is_empty(), "{} has no rule", code.code());
-            for rule in code.rules() {
-                assert!(
-                    rules.contains(&rule_row(rule)),
-                    "{} names {rule}, which docs/rules.md does not list",
-                    code.code()
-                );
-            }
-        }
-    }
 
     #[test]
     fn every_code_explains_itself_and_an_unknown_one_lists_them() {
@@ -932,26 +773,6 @@ mod tests {
     }
 
     #[test]
-    fn every_rule_named_exists_in_the_rules_catalogue() {
-        for code in ErrorCode::ALL {
-            for rule in code.rules() {
-                assert!(
-                    rule_section(rule).is_some(),
-                    "{rule} is not in docs/rules.md"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn sections_name_their_feature_file() {
-        assert_eq!(
-            feature_file("The request (`features/request.feature`)"),
-            Some("features/request.feature")
-        );
-    }
-
-    #[test]
     fn status_and_deadline_texts() {
         let message = AgentMessage::UpstreamStatus {
             status: StatusCode::SERVICE_UNAVAILABLE,
@@ -972,22 +793,5 @@ mod tests {
             target: "GET /".into()
         }
         .is_error());
-    }
-
-    /// `docs/errors.md` is generated; set `UPDATE_ERROR_DOCS=1` to rewrite it.
-    #[test]
-    fn error_docs_match_the_catalogue() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/errors.md");
-        let generated = catalogue_markdown();
-        if std::env::var_os("UPDATE_ERROR_DOCS").is_some_and(|value| value == "1") {
-            std::fs::write(path, &generated).expect("docs/errors.md is writable");
-            return;
-        }
-        let written = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            written == generated,
-            "docs/errors.md differs from the error catalogue in reference/src/errors.rs; \
-             regenerate it with `UPDATE_ERROR_DOCS=1 cargo test -p hosted-mcp-gateway --lib errors`"
-        );
     }
 }
