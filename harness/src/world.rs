@@ -4,8 +4,6 @@
 use std::{
     collections::{BTreeSet, HashMap},
     fmt,
-    mem::ManuallyDrop,
-    ops::Deref,
     path::{Component, Path, PathBuf},
     sync::{
         atomic::{AtomicU64, Ordering},
@@ -50,7 +48,7 @@ pub const BASE_URL_PLACEHOLDER: &str = "{{base_url}}";
 #[derive(cucumber::World)]
 #[world(init = Self::new)]
 pub struct GatewayWorld {
-    upstream: DropElsewhere<Upstream>,
+    upstream: Upstream,
     launcher: Option<Arc<Launcher>>,
     /// The run's launch record: whether another launch is worth making.
     health: Option<Arc<Health>>,
@@ -180,7 +178,7 @@ impl GatewayWorld {
             .mount(upstream.stubs())
             .await;
         Ok(Self {
-            upstream: DropElsewhere::new(upstream),
+            upstream,
             launcher: None,
             health: None,
             slot: None,
@@ -1013,38 +1011,6 @@ fn inside_scenario(folder: &Path, path: &str) -> anyhow::Result<PathBuf> {
 impl Drop for ScenarioDir {
     fn drop(&mut self) {
         leftovers::remove_folder(&self.path);
-    }
-}
-
-/// Holds a value whose `Drop` blocks: wiremock's `MockServer` waits for a
-/// lock with `block_on`, which can spin forever inside a tokio task that has
-/// used up its cooperative budget. Dropping it on a thread of its own keeps
-/// the end of one scenario from stalling the runner, which drives every
-/// scenario from one thread.
-struct DropElsewhere<T: Send + 'static>(ManuallyDrop<T>);
-
-impl<T: Send + 'static> DropElsewhere<T> {
-    fn new(value: T) -> Self {
-        Self(ManuallyDrop::new(value))
-    }
-}
-
-impl<T: Send + 'static> Deref for DropElsewhere<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-
-impl<T: Send + 'static> Drop for DropElsewhere<T> {
-    fn drop(&mut self) {
-        // SAFETY: `drop` runs once, and nothing reads the value after this.
-        let value = unsafe { ManuallyDrop::take(&mut self.0) };
-        // Should no thread be available, the value is dropped right here.
-        let _ = std::thread::Builder::new()
-            .name("drop-upstream".into())
-            .spawn(move || drop(value));
     }
 }
 

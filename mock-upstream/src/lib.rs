@@ -62,12 +62,17 @@
 //! malformed (a header name with a space in it, say) is
 //! answered `400` by hyper and is not in [`Upstream::requests`]; its bytes are
 //! in [`Upstream::wire_bytes`].
+//!
+//! Dropping an [`Upstream`] never blocks: wiremock's own server waits for a
+//! lock in its `Drop`, which can spin forever inside a Tokio task that has
+//! used up its cooperative budget, so it is dropped on a thread of its own.
 
 mod record;
 mod server;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::ops::Deref;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -123,7 +128,7 @@ pub enum Behaviour {
 /// A loopback upstream for one scenario. See the [crate docs](crate).
 pub struct Upstream {
     addr: SocketAddr,
-    stubs: MockServer,
+    stubs: Stubs,
     shared: Arc<Shared>,
     base_path: Mutex<String>,
     /// `None` once the upstream refuses connections.
@@ -178,7 +183,7 @@ impl Upstream {
         ));
         Ok(Upstream {
             addr,
-            stubs,
+            stubs: Stubs(Some(stubs)),
             shared,
             base_path: Mutex::default(),
             accept_loop: Mutex::new(Some(accept_loop)),
@@ -272,6 +277,31 @@ impl Drop for Upstream {
         // The accept loop owns every connection task; aborting it drops them all.
         if let Some(accept_loop) = self.take_accept_loop() {
             accept_loop.abort();
+        }
+    }
+}
+
+/// The wiremock server, dropped on a thread of its own (see the crate's
+/// docs); present until then.
+struct Stubs(Option<MockServer>);
+
+impl Deref for Stubs {
+    type Target = MockServer;
+
+    fn deref(&self) -> &MockServer {
+        self.0
+            .as_ref()
+            .expect("the stubs live until the upstream is dropped")
+    }
+}
+
+impl Drop for Stubs {
+    fn drop(&mut self) {
+        if let Some(server) = self.0.take() {
+            // Should no thread be available, the server is dropped right here.
+            let _ = std::thread::Builder::new()
+                .name("drop-stubs".into())
+                .spawn(move || drop(server));
         }
     }
 }
