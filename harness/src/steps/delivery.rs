@@ -6,8 +6,7 @@
 
 use std::time::Duration;
 
-use cucumber::{given, then};
-use mock_upstream::Behaviour;
+use cucumber::then;
 
 use super::call_support::{clip, error_text, says_one_of};
 use super::failure::{fail, StepResult};
@@ -36,79 +35,6 @@ const REFUSED_WORDS: &[&str] = &[
     "connection attempts failed",
     "connecterror",
 ];
-
-#[given(expr = "the upstream resets the connection on {string}")]
-async fn resets(world: &mut GatewayWorld, route: String) -> StepResult {
-    world.upstream().set_behaviour(&route, Behaviour::Reset);
-    Ok(())
-}
-
-#[given(expr = "the upstream answers {string} with bytes that are not HTTP")]
-async fn not_http(world: &mut GatewayWorld, route: String) -> StepResult {
-    world.upstream().set_behaviour(&route, Behaviour::NotHttp);
-    Ok(())
-}
-
-#[given(expr = "the upstream never answers on {string}")]
-async fn stalls(world: &mut GatewayWorld, route: String) -> StepResult {
-    world.upstream().set_behaviour(&route, Behaviour::Stall);
-    Ok(())
-}
-
-#[given(expr = "the upstream holds its answer on {string} back for {int} seconds")]
-async fn delays(world: &mut GatewayWorld, route: String, seconds: u64) -> StepResult {
-    world.upstream().set_behaviour(
-        &route,
-        Behaviour::DelayHeaders(Duration::from_secs(seconds)),
-    );
-    Ok(())
-}
-
-#[given(
-    expr = "the upstream answers {string} at once, then trickles {string} every second without end"
-)]
-async fn trickles(world: &mut GatewayWorld, route: String, chunk: String) -> StepResult {
-    world.upstream().set_behaviour(
-        &route,
-        Behaviour::Trickle {
-            status: 200,
-            content_type: "text/plain".into(),
-            chunk: chunk.into_bytes(),
-            interval: Duration::from_secs(1),
-        },
-    );
-    Ok(())
-}
-
-#[given(
-    expr = "the upstream answers {string} at once, then sends {string} {int} times, one a second"
-)]
-async fn sends_slowly(
-    world: &mut GatewayWorld,
-    route: String,
-    chunk: String,
-    count: usize,
-) -> StepResult {
-    world.upstream().set_behaviour(
-        &route,
-        Behaviour::Chunked {
-            status: 200,
-            content_type: "text/plain".into(),
-            chunks: vec![chunk.into_bytes(); count],
-            pause: Duration::from_secs(1),
-        },
-    );
-    Ok(())
-}
-
-/// Starts the gateway first (it is given the address while it still
-/// answers), then closes the port.
-#[given("the gateway is running, and nothing listens at the upstream's address any more")]
-async fn nothing_listens(world: &mut GatewayWorld) -> StepResult {
-    world.start().await?;
-    world.upstream().refuse_connections().await;
-    Ok(())
-}
 
 #[then("the call fails saying it timed out")]
 async fn timed_out(world: &mut GatewayWorld) -> StepResult {

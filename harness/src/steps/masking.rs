@@ -1,78 +1,16 @@
 //! Steps for TC-MASK-*: the stored credential never comes back to the agent;
 //! where the upstream echoes it, the agent reads `[credential]`.
 
-use std::time::Duration;
-
 use cucumber::{given, then};
-use mock_upstream::Behaviour;
 use percent_encoding::percent_decode_str;
-use wiremock::{
-    matchers::{method, path},
-    Mock, ResponseTemplate,
-};
 
 use super::call_support::{clip, clip_from, expand, result};
 use super::failure::{fail, StepResult};
 use crate::world::GatewayWorld;
 
-/// 1 MB: where a long answer is cut.
-const BODY_LIMIT: usize = 1_048_576;
-
 #[given(expr = "the stored credential is {string}")]
 async fn stored_credential(world: &mut GatewayWorld, credential: String) -> StepResult {
     world.set_credential(&credential)?;
-    Ok(())
-}
-
-/// Sends `before <first half of the credential>`, flushes, waits, then
-/// `<second half> after`.
-#[given(
-    expr = "the upstream answers {string} with status {int} and a {string} body that splits the credential across two chunks"
-)]
-async fn splits_credential(
-    world: &mut GatewayWorld,
-    route: String,
-    status: u16,
-    content_type: String,
-) -> StepResult {
-    let (first, second) = halves(world.credential());
-    world.upstream().set_behaviour(
-        &route,
-        Behaviour::Chunked {
-            status,
-            content_type,
-            chunks: vec![
-                format!("before {first}").into_bytes(),
-                format!("{second} after").into_bytes(),
-            ],
-            pause: Duration::from_millis(300),
-        },
-    );
-    Ok(())
-}
-
-/// `x`s up to the 1 MB cut minus half the credential, then the credential,
-/// so that the cut falls in its middle.
-#[given(
-    expr = "the upstream answers {word} {string} with status {int} and a {string} body that puts the credential across the 1 MB cut"
-)]
-async fn credential_across_cut(
-    world: &mut GatewayWorld,
-    verb: String,
-    route: String,
-    status: u16,
-    content_type: String,
-) -> StepResult {
-    let credential = world.credential().to_owned();
-    let (first, _) = halves(&credential);
-    let mut body = "x".repeat(BODY_LIMIT - first.len());
-    body.push_str(&credential);
-    body.push_str(" and more after it");
-    Mock::given(method(verb.as_str()))
-        .and(path(route))
-        .respond_with(ResponseTemplate::new(status).set_body_raw(body, &content_type))
-        .mount(world.upstream().stubs())
-        .await;
     Ok(())
 }
 
@@ -136,15 +74,6 @@ async fn no_piece_shown(world: &mut GatewayWorld, length: usize) -> StepResult {
         }
     }
     Ok(())
-}
-
-/// The credential cut in two at a character boundary near its middle.
-fn halves(credential: &str) -> (&str, &str) {
-    let mut middle = credential.len() / 2;
-    while !credential.is_char_boundary(middle) {
-        middle -= 1;
-    }
-    credential.split_at(middle)
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! Step definitions, one module per section of `docs/rules.md`, plus the
-//! steps every section shares ([`document`]) and helpers ([`support`]).
+//! steps every section shares: the document ([`document`]) and how the
+//! upstream answers ([`upstream`]); and helpers ([`support`], the JSON
+//! reader that keeps numbers as written).
 //!
 //! Steps register themselves with cucumber when their module is compiled,
 //! so a new section only needs its `pub mod` line here.
@@ -20,3 +22,5 @@ pub mod protocol;
 pub mod request;
 pub mod schemas;
 pub mod support;
+pub mod upstream;
+mod written;

@@ -3,7 +3,6 @@
 use anyhow::Context as _;
 use cucumber::{gherkin::Step, given, then, when};
 use serde_json::{json, Value};
-use wiremock::{matchers::any, Mock, ResponseTemplate};
 
 use super::failure::{fail, StepResult};
 use super::support::{first_column, parse_json};
@@ -28,19 +27,6 @@ async fn agreed_version(world: &mut GatewayWorld, version: String) -> StepResult
     if agreed != version {
         fail!("the client asked for protocol version {version}, the gateway agreed on {agreed}");
     }
-    Ok(())
-}
-
-/// A fallback: stubs of particular requests, mounted before or after, win.
-#[given(expr = "the upstream answers every request with status {int}")]
-async fn upstream_status(world: &mut GatewayWorld, status: u16) -> StepResult {
-    Mock::given(any())
-        .respond_with(ResponseTemplate::new(status).set_body_string("upstream says no"))
-        // Below any other stub, above the world's own answer to what no
-        // step stubbed (`u8::MAX`).
-        .with_priority(u8::MAX - 1)
-        .mount(world.upstream().stubs())
-        .await;
     Ok(())
 }
 
