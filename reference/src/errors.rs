@@ -120,20 +120,27 @@ pub enum Delivery {
 /// What produces a code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProducedBy {
-    /// The rules in `docs/rules.md` whose scenarios produce it.
-    Rules(&'static [&'static str]),
+    /// The rules in `docs/rules.md` whose scenarios produce it, each with
+    /// why its scenarios meet the code.
+    Rules(&'static [(&'static str, &'static str)]),
     /// No rule of the suite: a limit of the reference gateway's own. Says
     /// what sets it, and which of the reference's tests produces it.
     Reference(&'static str),
 }
 
 impl ErrorCode {
-    /// The rules whose scenarios produce this code; none for the reference's own.
-    pub fn rules(self) -> &'static [&'static str] {
+    /// The rules whose scenarios produce this code, each with why; none
+    /// for the reference's own.
+    pub fn reasons(self) -> &'static [(&'static str, &'static str)] {
         match self.produced_by() {
-            ProducedBy::Rules(rules) => rules,
+            ProducedBy::Rules(reasons) => reasons,
             ProducedBy::Reference(_) => &[],
         }
+    }
+
+    /// The rules whose scenarios produce this code; none for the reference's own.
+    pub fn rules(self) -> Vec<&'static str> {
+        self.reasons().iter().map(|(rule, _)| *rule).collect()
     }
 }
 
@@ -146,7 +153,9 @@ catalogue! {
     ToolUnknown {
         code: "TOOL_UNKNOWN",
         delivery: ProtocolError,
-        produced_by: ProducedBy::Rules(&["TC-PROTO-004"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-PROTO-004", "its scenario calls a tool the gateway does not list"),
+        ]),
         meaning: "The call named a tool the gateway does not have. Nothing was checked or sent.",
         agent: "List the tools again (`tools/list`) and call one by a listed name; the same name will fail again.",
         operator: "Nothing, unless the tool should exist: check that its operation is in the document, not deprecated, and not left out by `--include-*`/`--exclude-*` (the start-up line counts both).",
@@ -158,23 +167,23 @@ catalogue! {
         code: "ARGUMENTS_INVALID",
         delivery: ToolError,
         produced_by: ProducedBy::Rules(&[
-            "TC-PROTO-005",
-            "TC-CHECK-001",
-            "TC-CHECK-002",
-            "TC-CHECK-003",
-            "TC-CHECK-004",
-            "TC-CHECK-005",
-            "TC-CHECK-006",
-            "TC-CHECK-007",
-            "TC-CHECK-008",
-            "TC-CHECK-009",
-            "TC-CHECK-010",
-            "TC-CHECK-011",
-            "TC-CHECK-013",
-            "TC-CHECK-014",
-            "TC-CHECK-015",
-            "TC-LOAD-008",
-            "TC-REQ-008",
+            ("TC-PROTO-005", "arguments that are not an object at all are refused this way"),
+            ("TC-CHECK-001", "a value of the wrong `type`"),
+            ("TC-CHECK-002", "a required property is missing"),
+            ("TC-CHECK-003", "a property that `additionalProperties` forbids"),
+            ("TC-CHECK-004", "a wrong value inside `properties`, `items` or a referenced schema"),
+            ("TC-CHECK-005", "a value outside `enum`"),
+            ("TC-CHECK-006", "a value other than the `const`"),
+            ("TC-CHECK-007", "a string shorter or longer than its length bounds, counted in characters"),
+            ("TC-CHECK-008", "an array with too few or too many items"),
+            ("TC-CHECK-009", "a number outside its bounds"),
+            ("TC-CHECK-010", "a string that is not in its `format`"),
+            ("TC-CHECK-011", "a wrong value at depth 8 or less"),
+            ("TC-CHECK-013", "its scenarios read every wrong place listed by its pointer"),
+            ("TC-CHECK-014", "its scenarios check that the value sent is not shown"),
+            ("TC-CHECK-015", "its scenarios check that nothing was sent after the refusal"),
+            ("TC-LOAD-008", "a schema in another file of a split document refuses the argument"),
+            ("TC-REQ-008", "a denied header is no argument of the tool, so an argument named after it is refused"),
         ]),
         meaning: "The arguments do not match the tool's input schema, or are not an object at \
                   all. Each wrong place is listed as a JSON Pointer from the arguments object \
@@ -200,7 +209,11 @@ catalogue! {
     PathValueRefused {
         code: "PATH_VALUE_REFUSED",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-PROTO-005", "TC-REQ-003", "TC-REQ-020"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-PROTO-005", "a refused path value is a tool error, like any failed call"),
+            ("TC-REQ-003", "a path argument of `.` or `..`"),
+            ("TC-REQ-020", "an empty path value"),
+        ]),
         meaning: "A path argument cannot be used as a path segment: it is `.` or `..`, empty, \
                   or has no value. Nothing was sent.",
         agent: "Give the path argument a real value (not empty, `.` or `..`) and call again.",
@@ -213,7 +226,9 @@ catalogue! {
     PathEscapesBase {
         code: "PATH_ESCAPES_BASE",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-REQ-004"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-REQ-004", "a path that would leave the base URL's path"),
+        ]),
         meaning: "The request's path would not stay under the base URL's path, for instance \
                   because the document's path climbs out with `..`. Nothing was sent.",
         agent: "Nothing in the arguments can fix it: the tool cannot be called as the document describes it. Report it.",
@@ -225,7 +240,9 @@ catalogue! {
     HeaderValueRefused {
         code: "HEADER_VALUE_REFUSED",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-REQ-007"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-REQ-007", "a header value holding CR, LF or NUL"),
+        ]),
         meaning: "A header argument contains a line break (CR or LF), a NUL or another control \
                   character, which could split or corrupt the request. Nothing was sent.",
         agent: "Remove the line breaks and control characters from the header argument and call again.",
@@ -237,7 +254,9 @@ catalogue! {
     RequestNotBuilt {
         code: "REQUEST_NOT_BUILT",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-REQ-018"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-REQ-018", "a request HTTP cannot carry, such as a header name with a space"),
+        ]),
         meaning: "The document describes a request that cannot be expressed in HTTP, such as a \
                   header name with spaces or an unknown method. Nothing was sent.",
         agent: "Nothing in the arguments can fix it: the tool cannot be called. Report it.",
@@ -282,7 +301,11 @@ catalogue! {
     UpstreamRedirect {
         code: "UPSTREAM_REDIRECT",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-SEND-003", "TC-ANS-007", "TC-MASK-003"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-SEND-003", "the upstream redirects, and the redirect is not followed"),
+            ("TC-ANS-007", "the redirect comes back as this error, naming its `Location`"),
+            ("TC-MASK-003", "a `Location` that holds the credential, shown masked"),
+        ]),
         meaning: "The API answered with a redirect (301, 302, 303, 307 or 308). The gateway \
                   does not follow redirects; the message names the `Location`.",
         agent: "Do not retry: the API answered elsewhere, and the message names where.",
@@ -296,10 +319,10 @@ catalogue! {
         code: "UPSTREAM_STATUS",
         delivery: ToolError,
         produced_by: ProducedBy::Rules(&[
-            "TC-PROTO-005",
-            "TC-SEND-001",
-            "TC-ANS-008",
-            "TC-MASK-002",
+            ("TC-PROTO-005", "an upstream failure is a tool error, like any failed call"),
+            ("TC-SEND-001", "a 5xx answer, sent once and not retried"),
+            ("TC-ANS-008", "any status other than success or redirect, with the start of its body"),
+            ("TC-MASK-002", "an error body that echoes the credential, shown masked"),
         ]),
         meaning: "The API answered with a status that is neither success nor redirect. The \
                   message gives the status and the start of the body (at most 1,024 bytes). \
@@ -314,7 +337,11 @@ catalogue! {
     UpstreamTimeout {
         code: "UPSTREAM_TIMEOUT",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-SEND-004", "TC-SEND-005", "TC-MASK-007"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-SEND-004", "an upstream that does not answer within 15 seconds"),
+            ("TC-SEND-005", "a body still trickling in at 15 seconds"),
+            ("TC-MASK-007", "the gateway's own text names the URL, with the credential masked"),
+        ]),
         meaning: "The whole exchange (connecting, sending and reading the answer) did not \
                   finish within the deadline of 15 seconds, so it was cut off. Not retried.",
         agent: "The API may or may not have acted: check before calling a tool that changes something again.",
@@ -327,7 +354,10 @@ catalogue! {
     UpstreamUnreachable {
         code: "UPSTREAM_UNREACHABLE",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-SEND-006", "TC-MASK-007"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-SEND-006", "nothing accepts the connection"),
+            ("TC-MASK-007", "the gateway's own text names the URL, with the credential masked"),
+        ]),
         meaning: "The API's host refused the connection. Not retried.",
         agent: "Do not retry at once: the API is down or its address is wrong. Report it.",
         operator: "Check `--base-url` (host and port), and that the API is up and reachable from the gateway's host.",
@@ -338,7 +368,11 @@ catalogue! {
     UpstreamReset {
         code: "UPSTREAM_RESET",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-SEND-002", "TC-SEND-007", "TC-MASK-007"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-SEND-002", "the upstream resets the connection, and the request is not retried"),
+            ("TC-SEND-007", "the error names the request's method and URL"),
+            ("TC-MASK-007", "the gateway's own text names the URL, with the credential masked"),
+        ]),
         meaning: "The connection was reset or closed before the answer was complete. Not \
                   retried.",
         agent: "The API may or may not have acted: check before calling a tool that changes something again.",
@@ -368,7 +402,10 @@ catalogue! {
     UpstreamFailed {
         code: "UPSTREAM_FAILED",
         delivery: ToolError,
-        produced_by: ProducedBy::Rules(&["TC-SEND-007", "TC-MASK-007"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-SEND-007", "the upstream answers bytes that are not HTTP; the error names the request"),
+            ("TC-MASK-007", "the gateway's own text names the URL, with the credential masked"),
+        ]),
         meaning: "The exchange failed for another reason (name resolution, TLS, a malformed \
                   answer); the message names the cause. Not retried.",
         agent: "Do not retry at once; report the cause the message names.",
@@ -381,7 +418,12 @@ catalogue! {
     BodyTruncated {
         code: "BODY_TRUNCATED",
         delivery: Note,
-        produced_by: ProducedBy::Rules(&["TC-ANS-003", "TC-ANS-004", "TC-ANS-009", "TC-MASK-005"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-ANS-003", "a body over 1,048,576 bytes is cut there, with this note"),
+            ("TC-ANS-004", "the cut falls on a character boundary"),
+            ("TC-ANS-009", "an endless body is read up to the limit, and the call still answers"),
+            ("TC-MASK-005", "no part of the credential is left at the cut"),
+        ]),
         meaning: "A note after a successful answer's text: the body was longer than 1 MB \
                   (1,048,576 bytes) and is shown only up to there, cut at a character boundary.",
         agent: "Ask for less (a smaller page, a filter) where the tool allows it; the text shown is the start of the body.",
@@ -391,7 +433,10 @@ catalogue! {
     BodyNotText {
         code: "BODY_NOT_TEXT",
         delivery: Note,
-        produced_by: ProducedBy::Rules(&["TC-ANS-005", "TC-ANS-006"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-ANS-005", "a body that is not text is described by its size and type"),
+            ("TC-ANS-006", "a body with no content type that is not UTF-8 is not text"),
+        ]),
         meaning: "A successful answer whose body is not text (an image, an archive, bytes that \
                   are not UTF-8) is described by its size and content type instead of shown.",
         agent: "Use the size and content type given; the bytes themselves cannot be shown.",
@@ -405,7 +450,9 @@ catalogue! {
     BodyEmpty {
         code: "BODY_EMPTY",
         delivery: Note,
-        produced_by: ProducedBy::Rules(&["TC-ANS-010"]),
+        produced_by: ProducedBy::Rules(&[
+            ("TC-ANS-010", "a successful answer with an empty body"),
+        ]),
         meaning: "A successful answer without a body, such as `204 No Content`, is reported \
                   as such so the agent is not handed an empty text.",
         agent: "Nothing to read: the call succeeded.",
@@ -713,8 +760,11 @@ fn write_explanation(out: &mut String, code: ErrorCode) -> std::fmt::Result {
     writeln!(out)?;
     match code.produced_by() {
         ProducedBy::Reference(why) => writeln!(out, "Produced by no rule of the suite; {why}.")?,
-        ProducedBy::Rules(rules) => {
-            writeln!(out, "Produced by the scenarios of: {}", rules.join(", "))?;
+        ProducedBy::Rules(reasons) => {
+            writeln!(out, "Produced by the scenarios of:")?;
+            for (rule, why) in reasons {
+                writeln!(out, "  {rule}: {why}")?;
+            }
             writeln!(
                 out,
                 "(hosted-mcp-conformance show RULE prints a rule and its scenarios)"

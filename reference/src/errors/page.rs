@@ -2,6 +2,7 @@
 //! and the tests that keep it equal to the catalogue and tied to the rules.
 //! Test code only: the gateway itself never renders the page.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use super::*;
@@ -103,20 +104,15 @@ fn write_catalogue(page: &mut String) -> std::fmt::Result {
         }
         writeln!(page, "Produced by:")?;
         writeln!(page)?;
-        for rule in code.rules() {
-            match rule_section(rule) {
-                Some(section) => {
-                    write!(page, "- [{rule}](rules.md#{rule})")?;
-                    if let Some(feature) = feature_file(section) {
-                        write!(
-                            page,
-                            ": scenarios tagged `@{rule}` in [{feature}](../{feature})"
-                        )?;
-                    }
-                    writeln!(page)?;
-                }
-                None => writeln!(page, "- {rule}")?,
+        for (rule, why) in code.reasons() {
+            write!(page, "- [{rule}](rules.md#{rule}): {why}")?;
+            if let Some(feature) = rule_section(rule).and_then(feature_file) {
+                write!(
+                    page,
+                    " (scenarios tagged `@{rule}` in [{feature}](../{feature}))"
+                )?;
             }
+            writeln!(page)?;
         }
     }
     Ok(())
@@ -145,13 +141,25 @@ fn every_code_is_produced_by_a_catalogued_rule() {
             continue;
         }
         assert!(!code.rules().is_empty(), "{} has no rule", code.code());
-        for rule in code.rules() {
+        for (rule, why) in code.reasons() {
             assert!(
                 rules.contains(&rule_row(rule)),
                 "{} names {rule}, which docs/rules.md does not list",
                 code.code()
             );
+            assert!(
+                !why.trim().is_empty(),
+                "{} gives no reason for {rule}",
+                code.code()
+            );
         }
+        let distinct: HashSet<&str> = code.rules().into_iter().collect();
+        assert_eq!(
+            distinct.len(),
+            code.rules().len(),
+            "{} names a rule twice",
+            code.code()
+        );
     }
 }
 
