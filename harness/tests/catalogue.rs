@@ -142,3 +142,30 @@ fn every_rule_has_its_anchor_and_every_link_to_a_rule_lands() {
         "only {links} links to rules found; the check reads nothing"
     );
 }
+
+/// The error docs link each code to its scenarios in `docs/scenarios.md`
+/// (written by the conformance test from a run); each link lands on a code.
+#[test]
+fn every_link_to_a_code_s_scenarios_lands() {
+    let errors = std::fs::read_to_string(workspace().join("docs/errors.md")).expect("errors.md");
+    let scenarios =
+        std::fs::read_to_string(workspace().join("docs/scenarios.md")).expect("scenarios.md");
+    let headings: BTreeSet<String> = scenarios
+        .lines()
+        .filter_map(|line| line.strip_prefix("## "))
+        .map(|code| code.trim().to_ascii_lowercase())
+        .collect();
+    let mut links = 0;
+    for (at, _) in errors.match_indices("](scenarios.md#") {
+        let target: String = errors[at + "](scenarios.md#".len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        links += 1;
+        assert!(
+            headings.contains(&target),
+            "docs/errors.md links to scenarios.md#{target}, which names no code"
+        );
+    }
+    assert!(links >= 10, "only {links} links to scenarios found");
+}

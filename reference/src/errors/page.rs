@@ -114,6 +114,14 @@ fn write_catalogue(page: &mut String) -> std::fmt::Result {
             }
             writeln!(page)?;
         }
+        writeln!(page)?;
+        writeln!(
+            page,
+            "The scenarios that produced it against the reference, by rule: \
+             [scenarios.md#{}](scenarios.md#{}).",
+            code.code().to_ascii_lowercase(),
+            code.code().to_ascii_lowercase()
+        )?;
     }
     Ok(())
 }
