@@ -249,6 +249,24 @@ fn scenarios_page(by_code: &ScenariosByCode) -> String {
             }
         }
     }
+    // The other way round: from each rule to the codes its scenarios produced.
+    let mut by_rule: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (code, rules) in by_code {
+        for rule in rules.keys() {
+            by_rule.entry(rule).or_default().insert(code);
+        }
+    }
+    page.push_str("\n## Codes by rule\n\n| Rule | Codes its scenarios produced |\n|---|---|\n");
+    for (rule, codes) in by_rule {
+        let codes: Vec<String> = codes
+            .iter()
+            .map(|code| format!("[{code}](#{})", code.to_ascii_lowercase()))
+            .collect();
+        page.push_str(&format!(
+            "| [{rule}](rules.md#{rule}) | {} |\n",
+            codes.join(", ")
+        ));
+    }
     page
 }
 
