@@ -351,6 +351,39 @@ fn a_launch_starved_once_is_made_again_and_counted() {
     );
 }
 
+/// Where starting is what the scenario judges ("When the gateway starts"),
+/// silence is no verdict either: a starved launch there is made again too,
+/// and the scenario is judged. Here only the first launch on the boolean
+/// schemas' document (TC-LOAD-002) sleeps past the window.
+#[test]
+fn a_starved_launch_is_made_again_where_starting_is_under_test() {
+    let folder = scratch("starved-start");
+    let slept = folder.join("slept");
+    let _ = std::fs::remove_file(&slept);
+    let gateway = format!(
+        "sh -c 'if grep -q findFlags \"$1\" && [ ! -e \"$4\" ]; then touch \"$4\"; sleep 4; fi; exec \"$0\" serve --openapi \"$1\" --base-url \"$2\" --listen 127.0.0.1:\"$3\"' {} {{openapi}} {{base_url}} {{port}} {}",
+        reference(),
+        slept.display()
+    );
+    let run = harness(
+        "starved-start",
+        &[
+            "--gateway",
+            &gateway,
+            "--tags",
+            "@TC-DESC-001 or @TC-LOAD-002",
+            "--concurrency",
+            "1",
+            "--start-timeout",
+            "2",
+        ],
+    );
+    assert!(slept.exists(), "no launch was starved:\n{}", run.stdout);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.count("error"), 0, "{}", run.stdout);
+    assert_eq!(run.report["relaunched"], 1, "{}", run.stdout);
+}
+
 #[test]
 fn expected_failures_pass_the_run_and_stale_ones_fail_it() {
     let list = scratch("expected").join("known.txt");
