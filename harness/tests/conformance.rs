@@ -118,22 +118,10 @@ fn written_links() -> BTreeMap<String, BTreeSet<String>> {
 
 /// The rules of the passing scenarios whose answers carried each code.
 fn observed_links(report: &Value) -> BTreeMap<String, BTreeSet<String>> {
-    let mut links: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let scenarios = report["scenarios"].as_array().expect("scenarios list");
-    for scenario in scenarios.iter().filter(|s| s["status"] == "passed") {
-        let strings = |key: &str| -> Vec<String> {
-            scenario[key]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect()
-        };
-        for code in strings("codes") {
-            links.entry(code).or_default().extend(strings("rules"));
-        }
-    }
-    links
+    scenarios_by_code(report)
+        .into_iter()
+        .map(|(code, rules)| (code, rules.into_keys().collect()))
+        .collect()
 }
 
 /// The error docs link each code to the rules whose scenarios really
@@ -167,7 +155,7 @@ fn check_error_links(report: &Value) {
 }
 
 /// Each code's scenarios, by rule: the passing scenarios whose answers
-/// carried it, as (name, feature file, line), in file order.
+/// carried it, as (feature file, line, name), in file order.
 type ScenariosByCode = BTreeMap<String, BTreeMap<String, BTreeSet<(String, u64, String)>>>;
 
 fn scenarios_by_code(report: &Value) -> ScenariosByCode {
