@@ -12,13 +12,13 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use support::{free_port, manifest_dir, python, serve_http, wait_listening};
+use support::{manifest_dir, python, serve_http, start_listening, Listening};
 
 const CALLS: u64 = 300;
 const COPIES: usize = 3;
@@ -33,14 +33,14 @@ impl Respond for EchoId {
     }
 }
 
-/// Child processes killed and reaped when the test ends, however it ends.
-struct Processes(Vec<Child>);
+/// Servers killed and reaped when the test ends, however it ends.
+struct Processes(Vec<Listening>);
 
 impl Drop for Processes {
     fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
+        for server in &mut self.0 {
+            let _ = server.child.kill();
+            let _ = server.child.wait();
         }
     }
 }
@@ -55,7 +55,7 @@ fn nginx() -> PathBuf {
 
 /// nginx in the foreground on `port`, balancing round-robin over `backends`,
 /// with every file it writes under `dir`.
-fn start_nginx(dir: &Path, port: u16, backends: &[u16]) -> Child {
+fn nginx_on(dir: &Path, port: u16, backends: &[u16]) -> Command {
     let servers: String = backends
         .iter()
         .map(|backend| format!("        server 127.0.0.1:{backend};\n"))
@@ -89,19 +89,16 @@ fn start_nginx(dir: &Path, port: u16, backends: &[u16]) -> Child {
     );
     let config_path = dir.join("nginx.conf");
     std::fs::write(&config_path, config).expect("the nginx config is writable");
-    let child = Command::new(nginx())
+    let mut command = Command::new(nginx());
+    command
         .arg("-p")
         .arg(dir)
         .arg("-c")
         .arg(&config_path)
         .arg("-e")
         .arg(dir.join("error.log"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("nginx starts");
-    wait_listening(port);
-    child
+        .stdout(Stdio::null());
+    command
 }
 
 /// Three gateways in front of one upstream, nginx in front of them; the
@@ -115,24 +112,21 @@ async fn balanced(extra: &[&str], name: &str) -> (Processes, String, MockServer)
     let mut processes = Processes(Vec::new());
     let mut backends = Vec::new();
     for _ in 0..COPIES {
-        let port = free_port();
-        processes.0.push(
-            serve_http(&upstream.uri(), port)
-                .args(extra)
-                .env("RUST_LOG", "warn")
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("a gateway starts"),
-        );
-        wait_listening(port);
-        backends.push(port);
+        let gateway = start_listening(|port| {
+            let mut command = serve_http(&upstream.uri(), port);
+            command.args(extra).env("RUST_LOG", "warn");
+            command
+        });
+        backends.push(gateway.port);
+        processes.0.push(gateway);
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("nginx-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("nginx's directory");
-    let port = free_port();
-    processes.0.push(start_nginx(&dir, port, &backends));
-    (processes, format!("http://127.0.0.1:{port}/mcp"), upstream)
+    let nginx = start_listening(|port| nginx_on(&dir, port, &backends));
+    let url = format!("http://127.0.0.1:{}/mcp", nginx.port);
+    processes.0.push(nginx);
+    (processes, url, upstream)
 }
 
 fn calls_through_sdk(url: &str, era: &str) -> Output {

@@ -12,7 +12,7 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{fixture, free_port, wait_listening, GATEWAY};
+use support::{fixture, start_listening, GATEWAY};
 /// Descriptors the gateway may hold: a dozen for itself, the rest for clients.
 const DESCRIPTORS: u32 = 32;
 /// Connections opened at once: well past what the limit leaves.
@@ -25,21 +25,24 @@ struct Gateway {
 
 impl Gateway {
     fn start() -> Gateway {
-        let port = free_port();
-        let child = Command::new("prlimit")
-            .arg(format!("--nofile={DESCRIPTORS}:{DESCRIPTORS}"))
-            .arg("--")
-            .arg(GATEWAY)
-            .args(["serve", "--openapi"])
-            .arg(fixture())
-            .args(["--base-url", "http://127.0.0.1:9", "--listen"])
-            .arg(format!("127.0.0.1:{port}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("prlimit (util-linux) starts the gateway");
-        wait_listening(port);
-        Gateway { child, port }
+        // prlimit (util-linux) execs the gateway: the same pid.
+        let server = start_listening(|port| {
+            let mut command = Command::new("prlimit");
+            command
+                .arg(format!("--nofile={DESCRIPTORS}:{DESCRIPTORS}"))
+                .arg("--")
+                .arg(GATEWAY)
+                .args(["serve", "--openapi"])
+                .arg(fixture())
+                .args(["--base-url", "http://127.0.0.1:9", "--listen"])
+                .arg(format!("127.0.0.1:{port}"))
+                .stdout(Stdio::null());
+            command
+        });
+        Gateway {
+            child: server.child,
+            port: server.port,
+        }
     }
 
     /// CPU time the gateway has used so far (prlimit execs it: same pid).

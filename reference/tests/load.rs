@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::Duration;
 
 use futures::future::join_all;
@@ -16,7 +16,7 @@ use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use support::{call_2026, free_port, result_text, serve_http, terminate, wait_listening};
+use support::{call_2026, result_text, serve_http, start_listening, terminate};
 
 /// Answers `GET /pets/{id}` with the id it was asked for, after `delay`
 /// when the id says `slow`.
@@ -52,15 +52,15 @@ impl Drop for Running {
 
 /// The gateway over HTTP in front of `upstream`, with `extra` options.
 fn start_gateway(upstream: &MockServer, extra: &[&str]) -> Running {
-    let port = free_port();
-    let child = serve_http(&upstream.uri(), port)
-        .args(extra)
-        .env("RUST_LOG", "warn")
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("the gateway starts");
-    wait_listening(port);
-    Running { child, port }
+    let server = start_listening(|port| {
+        let mut command = serve_http(&upstream.uri(), port);
+        command.args(extra).env("RUST_LOG", "warn");
+        command
+    });
+    Running {
+        child: server.child,
+        port: server.port,
+    }
 }
 
 /// The process's peak resident set, in MB.

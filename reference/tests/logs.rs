@@ -6,7 +6,6 @@
 
 mod support;
 
-use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -15,7 +14,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use support::{call_2026, free_port, result_text, serve_http, terminate, wait_listening};
+use support::{call_2026, result_text, serve_http, start_listening, terminate, Listening};
 
 /// Has characters that percent-encode in the query, so encoded forms are
 /// looked for too.
@@ -53,23 +52,23 @@ async fn echoing_upstream() -> MockServer {
 /// named with the credential), stops the gateway, and returns its stderr.
 async fn log_of_calls(log_format: &str, rust_log: Option<&str>) -> String {
     let upstream = echoing_upstream().await;
-    let port = free_port();
-    let mut command = serve_http(&upstream.uri(), port);
-    command
-        .args([
-            "--log-format",
-            log_format,
-            "--credential-in",
-            "query:api_key",
-        ])
-        .env("HOSTED_MCP_CREDENTIAL", CREDENTIAL)
-        .env_remove("RUST_LOG")
-        .stderr(Stdio::piped());
-    if let Some(levels) = rust_log {
-        command.env("RUST_LOG", levels);
-    }
-    let mut child = command.spawn().expect("the gateway starts");
-    wait_listening(port);
+    let mut gateway = start_listening(|port| {
+        let mut command = serve_http(&upstream.uri(), port);
+        command
+            .args([
+                "--log-format",
+                log_format,
+                "--credential-in",
+                "query:api_key",
+            ])
+            .env("HOSTED_MCP_CREDENTIAL", CREDENTIAL)
+            .env_remove("RUST_LOG");
+        if let Some(levels) = rust_log {
+            command.env("RUST_LOG", levels);
+        }
+        command
+    });
+    let port = gateway.port;
 
     let client = reqwest::Client::new();
     let calls = [
@@ -100,16 +99,9 @@ async fn log_of_calls(log_format: &str, rust_log: Option<&str>) -> String {
         "three calls reach the upstream"
     );
 
-    terminate(&child);
+    terminate(&gateway.child);
     let started = Instant::now();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr is piped")
-        .read_to_string(&mut stderr)
-        .expect("stderr reads");
-    let status = child.wait().expect("the gateway exits");
+    let (status, stderr) = gateway.finish();
     assert!(status.success(), "exit status {status}:\n{stderr}");
     assert!(started.elapsed() < Duration::from_secs(10));
     stderr
@@ -210,13 +202,12 @@ async fn a_refused_host_or_origin_names_the_option_that_accepts_it(
     #[case] headers: &[(&str, &str)],
     #[case] option: &str,
 ) {
-    let port = free_port();
-    let mut child = serve_http("http://127.0.0.1:9", port)
-        .env_remove("RUST_LOG")
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the gateway starts");
-    wait_listening(port);
+    let mut gateway = start_listening(|port| {
+        let mut command = serve_http("http://127.0.0.1:9", port);
+        command.env_remove("RUST_LOG");
+        command
+    });
+    let port = gateway.port;
     let mut request = reqwest::Client::new()
         .post(format!("http://127.0.0.1:{port}/mcp"))
         .header("content-type", "application/json")
@@ -232,7 +223,7 @@ async fn a_refused_host_or_origin_names_the_option_that_accepts_it(
         text.contains(option),
         "the answer {text:?} names no {option}"
     );
-    let stderr = stop_and_read_stderr(&mut child);
+    let stderr = stop_and_read_stderr(&mut gateway);
     let refusals: Vec<&str> = stderr
         .lines()
         .filter(|line| line.contains("refused"))
@@ -247,23 +238,22 @@ async fn a_refused_host_or_origin_names_the_option_that_accepts_it(
 fn start_up_log(name: &str, document: &str, credential: Option<&str>) -> String {
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::write(&path, document).expect("the document is written");
-    let port = free_port();
-    let mut command = std::process::Command::new(support::GATEWAY);
-    command
-        .args(["serve", "--openapi"])
-        .arg(&path)
-        .args(["--base-url", "https://api.example.com/v1", "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
-        .env_remove("RUST_LOG")
-        .env_remove("HOSTED_MCP_CREDENTIAL")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    if let Some(credential) = credential {
-        command.env("HOSTED_MCP_CREDENTIAL", credential);
-    }
-    let mut child = command.spawn().expect("the gateway starts");
-    wait_listening(port);
-    stop_and_read_stderr(&mut child)
+    let mut gateway = start_listening(|port| {
+        let mut command = std::process::Command::new(support::GATEWAY);
+        command
+            .args(["serve", "--openapi"])
+            .arg(&path)
+            .args(["--base-url", "https://api.example.com/v1", "--listen"])
+            .arg(format!("127.0.0.1:{port}"))
+            .env_remove("RUST_LOG")
+            .env_remove("HOSTED_MCP_CREDENTIAL")
+            .stdout(Stdio::null());
+        if let Some(credential) = credential {
+            command.env("HOSTED_MCP_CREDENTIAL", credential);
+        }
+        command
+    });
+    stop_and_read_stderr(&mut gateway)
 }
 
 fn lines_with<'a>(log: &'a str, words: &str) -> Vec<&'a str> {
@@ -377,18 +367,10 @@ fn the_operator_chooses_the_tools_and_hears_of_a_selector_that_names_nothing() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("must be from 16 to 128"));
 }
 
-/// SIGTERM to a gateway whose stderr is piped, and all it wrote there.
-fn stop_and_read_stderr(child: &mut std::process::Child) -> String {
-    terminate(child);
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .expect("piped")
-        .read_to_string(&mut stderr)
-        .expect("stderr");
-    let _ = child.wait();
-    stderr
+/// SIGTERM to a gateway, and all it wrote on stderr.
+fn stop_and_read_stderr(gateway: &mut Listening) -> String {
+    terminate(&gateway.child);
+    gateway.finish().1
 }
 
 /// The operator who reads a code in an agent's transcript can ask the

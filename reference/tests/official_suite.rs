@@ -19,7 +19,7 @@ mod support;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use support::{free_port, manifest_dir, node_client, python, run_checked, wait_listening, GATEWAY};
+use support::{manifest_dir, node_client, python, run_checked, start_listening, GATEWAY};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -60,18 +60,18 @@ async fn upstream() -> MockServer {
 fn the_official_conformance_suite_passes_but_for_what_a_gateway_of_http_operations_cannot_offer() {
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let upstream = runtime.block_on(upstream());
-    let port = free_port();
-    let mut gateway = Command::new(GATEWAY)
-        .args(["serve", "--openapi"])
-        .arg(manifest_dir().join("../fixtures/official-conformance.yaml"))
-        .args(["--base-url", &upstream.uri(), "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
-        .env("HOSTED_MCP_CREDENTIAL", "official-suite-credential")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the gateway starts");
-    wait_listening(port);
+    let gateway = start_listening(|port| {
+        let mut command = Command::new(GATEWAY);
+        command
+            .args(["serve", "--openapi"])
+            .arg(manifest_dir().join("../fixtures/official-conformance.yaml"))
+            .args(["--base-url", &upstream.uri(), "--listen"])
+            .arg(format!("127.0.0.1:{port}"))
+            .env("HOSTED_MCP_CREDENTIAL", "official-suite-credential")
+            .stdout(Stdio::null());
+        command
+    });
+    let (port, mut gateway) = (gateway.port, gateway.child);
 
     let node = node_22();
     let suite = node_client().join("node_modules/@modelcontextprotocol/conformance/dist/index.js");

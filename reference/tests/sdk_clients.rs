@@ -16,9 +16,7 @@ use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
-use support::{
-    fixture, free_port, manifest_dir, node_client, python, run_checked, wait_listening, GATEWAY,
-};
+use support::{fixture, manifest_dir, node_client, python, run_checked, start_listening, GATEWAY};
 
 /// The tools the gateway itself says it serves, from `hosted-mcp-gateway tools`.
 fn expected_tools() -> Vec<Value> {
@@ -88,18 +86,18 @@ impl HttpGateway {
     }
 
     fn serving(document: &std::path::Path, base_url: &str) -> Self {
-        let port = free_port();
-        let child = Command::new(GATEWAY)
-            .args(["serve", "--openapi"])
-            .arg(document)
-            .args(["--base-url", base_url, "--listen"])
-            .arg(format!("127.0.0.1:{port}"))
-            .env("HOSTED_MCP_CREDENTIAL", "python-client-test")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the gateway starts");
-        wait_listening(port);
+        let gateway = start_listening(|port| {
+            let mut command = Command::new(GATEWAY);
+            command
+                .args(["serve", "--openapi"])
+                .arg(document)
+                .args(["--base-url", base_url, "--listen"])
+                .arg(format!("127.0.0.1:{port}"))
+                .env("HOSTED_MCP_CREDENTIAL", "python-client-test")
+                .stdout(Stdio::null());
+            command
+        });
+        let (port, child) = (gateway.port, gateway.child);
         Self {
             child,
             url: format!("http://127.0.0.1:{port}/mcp"),

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use support::{fixture, free_port, wait_listening, GATEWAY};
+use support::{fixture, start_listening, GATEWAY};
 /// How long the upstream takes: the call is surely in flight when the
 /// gateway is told to stop.
 const UPSTREAM_DELAY: Duration = Duration::from_millis(1500);
@@ -81,17 +81,17 @@ fn call_over_http(port: u16) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn on_sigterm_the_call_in_flight_is_answered_and_the_exit_is_clean() {
     let upstream = slow_upstream().await;
-    let port = free_port();
-    let mut child = Command::new(GATEWAY)
-        .args(["serve", "--openapi"])
-        .arg(fixture())
-        .args(["--base-url", &upstream.uri(), "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the gateway starts");
-    wait_listening(port);
+    let gateway = start_listening(|port| {
+        let mut command = Command::new(GATEWAY);
+        command
+            .args(["serve", "--openapi"])
+            .arg(fixture())
+            .args(["--base-url", &upstream.uri(), "--listen"])
+            .arg(format!("127.0.0.1:{port}"))
+            .stdout(Stdio::null());
+        command
+    });
+    let (port, mut child) = (gateway.port, gateway.child);
 
     let deadline = Instant::now() + Duration::from_secs(10);
     let call = std::thread::spawn(move || call_over_http(port));

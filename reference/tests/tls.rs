@@ -24,7 +24,7 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs
 use tokio_rustls::rustls::{self, ServerConfig};
 use tokio_rustls::TlsAcceptor;
 
-use support::{call_2026, free_port, result_text, terminate, wait_listening, GATEWAY};
+use support::{call_2026, free_port, result_text, start_listening, terminate, GATEWAY};
 
 const CREDENTIAL: &str = "sk-tls-test-4f9a";
 
@@ -140,25 +140,25 @@ fn document() -> PathBuf {
     path
 }
 
-/// The gateway in front of `upstream`, trusting `ca_pem` when given.
-fn gateway(upstream: &Upstream, ca_pem: Option<&str>, port: u16) -> Child {
-    let mut command = Command::new(GATEWAY);
-    command
-        .args(["serve", "--openapi"])
-        .arg(document())
-        .args(["--base-url", &upstream.url, "--listen"])
-        .arg(format!("127.0.0.1:{port}"))
-        .env("HOSTED_MCP_CREDENTIAL", CREDENTIAL)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    if let Some(pem) = ca_pem {
-        let file = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ca-{port}.pem"));
-        std::fs::write(&file, pem).expect("the CA file is written");
-        command.arg("--ca-file").arg(file);
-    }
-    let child = command.spawn().expect("the gateway starts");
-    wait_listening(port);
-    child
+/// The gateway in front of `upstream`, trusting `ca_pem` when given; its port.
+fn gateway(upstream: &Upstream, ca_pem: Option<&str>) -> (Child, u16) {
+    let server = start_listening(|port| {
+        let mut command = Command::new(GATEWAY);
+        command
+            .args(["serve", "--openapi"])
+            .arg(document())
+            .args(["--base-url", &upstream.url, "--listen"])
+            .arg(format!("127.0.0.1:{port}"))
+            .env("HOSTED_MCP_CREDENTIAL", CREDENTIAL)
+            .stdout(Stdio::null());
+        if let Some(pem) = ca_pem {
+            let file = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ca-{port}.pem"));
+            std::fs::write(&file, pem).expect("the CA file is written");
+            command.arg("--ca-file").arg(file);
+        }
+        command
+    });
+    (server.child, server.port)
 }
 
 fn call_hello(runtime: &tokio::runtime::Runtime, port: u16) -> Value {
@@ -172,8 +172,7 @@ fn a_private_ca_given_with_ca_file_is_trusted(#[case] h2: bool, #[case] expected
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let certificates = certificates(Leaf::ForLoopback);
     let upstream = serve_https(&runtime, &certificates, h2);
-    let port = free_port();
-    let mut child = gateway(&upstream, Some(&certificates.ca_pem), port);
+    let (mut child, port) = gateway(&upstream, Some(&certificates.ca_pem));
     let answer = call_hello(&runtime, port);
     terminate(&child);
     let _ = child.wait();
@@ -194,9 +193,8 @@ fn a_refused_certificate_sends_nothing(
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let certificates = certificates(leaf);
     let upstream = serve_https(&runtime, &certificates, false);
-    let port = free_port();
     let ca = trust_the_ca.then_some(certificates.ca_pem.as_str());
-    let mut child = gateway(&upstream, ca, port);
+    let (mut child, port) = gateway(&upstream, ca);
     let answer = call_hello(&runtime, port);
     terminate(&child);
     let _ = child.wait();

@@ -2,10 +2,12 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
+use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::Mutex;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub const GATEWAY: &str = env!("CARGO_BIN_EXE_hosted-mcp-gateway");
@@ -24,7 +26,7 @@ pub fn serve_http(base_url: &str, port: u16) -> Command {
         .arg(fixture())
         .args(["--base-url", base_url, "--listen"])
         .arg(format!("127.0.0.1:{port}"))
-        .stdout(std::process::Stdio::null());
+        .stdout(Stdio::null());
     command
 }
 
@@ -36,16 +38,84 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// Waits until something accepts connections on `port`, at most 10 s.
-pub fn wait_listening(port: u16) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "the gateway never listened on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
+/// A server started on a loopback port of its own, all it writes on stderr
+/// kept (read on a thread of its own, so a full pipe never stalls it).
+pub struct Listening {
+    pub child: Child,
+    pub port: u16,
+    stderr: Option<JoinHandle<String>>,
+}
+
+impl Listening {
+    /// Waits for the server to end (so stop it first): how it ended, and
+    /// all it wrote on stderr.
+    pub fn finish(&mut self) -> (ExitStatus, String) {
+        let status = self.child.wait().expect("the server is waited for");
+        let text = self
+            .stderr
+            .take()
+            .map(|reader| reader.join().unwrap_or_default())
+            .unwrap_or_default();
+        (status, text)
     }
+
+    /// How it ended and what it said, for a panic message.
+    fn ending(&mut self) -> String {
+        let (status, text) = self.finish();
+        format!("{status}; its stderr:\n{text}")
+    }
+}
+
+/// Starts `command(port)` on a free loopback port and waits until it accepts
+/// connections. Tests run in parallel, so another process can take a port
+/// between its pick and the server's bind: a server that exits before it
+/// listens is started again on a fresh port, up to three times, and its
+/// stderr is in the panic when it never listens.
+pub fn start_listening(command: impl Fn(u16) -> Command) -> Listening {
+    const ATTEMPTS: usize = 3;
+    let mut said = Vec::new();
+    for _ in 0..ATTEMPTS {
+        let port = free_port();
+        let mut child = command(port)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the server starts");
+        let pipe = child.stderr.take().expect("stderr is piped");
+        let reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::BufReader::new(pipe).read_to_string(&mut text);
+            text
+        });
+        let mut server = Listening {
+            child,
+            port,
+            stderr: Some(reader),
+        };
+        // Generous: under a loaded CI machine a debug build can start slowly,
+        // and a server that dies is seen at once, not at the deadline.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return server;
+            }
+            if server.child.try_wait().ok().flatten().is_some() {
+                said.push(server.ending());
+                break;
+            }
+            if Instant::now() > deadline {
+                let _ = server.child.kill();
+                panic!(
+                    "the server never listened on {port} within 60 s: {}",
+                    server.ending()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    panic!(
+        "the server exited before listening, {ATTEMPTS} times: {}",
+        said.join("\n")
+    );
 }
 
 /// One 2026-07-28 `tools/call` over HTTP: a single POST, no session. The
