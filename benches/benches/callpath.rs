@@ -45,9 +45,9 @@
 //! `--paths http-2025-11-25,stdio-2025-11-25` (gateway paths to run),
 //! `--memory`, `--list`, `--smoke`. `--smoke` is the CI guard: 8 rounds of
 //! 50 calls per path at 1 at a time, exiting 1 only when, for a raw session
-//! (HTTP or stdio), even the best round's median is more than 10x the
-//! median of the direct round before it (see `GUARDED`; the 40 ms Nagle stall
-//! of issue 8 is over 1,000x here).
+//! (HTTP or stdio), even the best round's median is more than 30x the
+//! median of the direct round before it (see `GUARDED` and `LIMIT`; the 40 ms
+//! Nagle stall of issue 8 is over 300x here even with the debug gateway).
 //!
 //! Linux only: it reads `/proc`.
 
@@ -933,7 +933,9 @@ fn micros(duration: Duration) -> String {
 }
 
 /// The smoke guard's limit on a path's median over direct's, at 1 at a time.
-const LIMIT: f64 = 10.0;
+/// CI judges the debug gateway (about 7x direct at best when idle, its own
+/// code unoptimised); a 40 ms stall per call is over 300x there.
+const LIMIT: f64 = 30.0;
 
 /// The paths the smoke guard judges: the gateway's own share of a call, over
 /// HTTP and over stdio with no MCP client library in the way, so that on both
