@@ -1,8 +1,11 @@
-//! The harness is a tool others install: `cargo install` puts it in a root
-//! of its own, and from any other directory it runs the scenarios it carries
-//! (no source folder needed) and names the kit and rules revision it checked.
-//! Without `--gateway` it checks the reference found beside it or on PATH,
-//! or says how to get one; it never tries to build one.
+//! The harness is a tool others install: a copy of the binary, alone in a
+//! `bin` folder (as `cargo install` or the release archive leaves it), run
+//! from any other directory, runs the scenarios it carries and names the kit
+//! and rules revision it checked. Without `--gateway` it checks the reference
+//! found beside it or on PATH, or says how to get one; it never tries to
+//! build one. (The copy is the tests' own build: a `cargo install` here
+//! compiled some 300 crates again with the harness's features alone, minutes
+//! of CI for the same binary.)
 
 use std::{
     path::{Path, PathBuf},
@@ -14,38 +17,15 @@ use serde_json::Value;
 
 #[test]
 fn an_installed_harness_runs_its_own_scenarios_from_anywhere() {
-    let scratch = std::env::temp_dir().join(format!("hosted-mcp-install-{}", std::process::id()));
-    let (root, elsewhere) = (scratch.join("root"), scratch.join("elsewhere"));
-    std::fs::create_dir_all(&elsewhere).expect("a directory to run from");
-    let harness_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    // The workspace's target directory, so what is built already is reused.
-    let target_dir = Path::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
-        .parent()
-        .and_then(Path::parent)
-        .expect("the target directory");
-    let install = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-        .args(["install", "--quiet", "--debug", "--locked", "--path"])
-        .arg(harness_dir)
-        .arg("--root")
-        .arg(&root)
-        .arg("--target-dir")
-        .arg(target_dir)
-        .output()
-        .expect("cargo install runs");
-    assert!(
-        install.status.success(),
-        "cargo install failed: {}",
-        String::from_utf8_lossy(&install.stderr)
-    );
-
-    let installed = root.join("bin").join("hosted-mcp-conformance");
+    let installed = Installed::new("anywhere");
+    let elsewhere = installed.scratch.join("elsewhere");
     let gateway = reference::binary_for(Path::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance")))
         .expect("the reference gateway builds");
     let template = format!(
         "{} serve --openapi {{openapi}} --base-url {{base_url}} --listen 127.0.0.1:{{port}}",
         gateway.display()
     );
-    let run = Command::new(&installed)
+    let run = Command::new(installed.bin.join("hosted-mcp-conformance"))
         .current_dir(&elsewhere)
         .args([
             "--gateway",
@@ -82,12 +62,11 @@ fn an_installed_harness_runs_its_own_scenarios_from_anywhere() {
         "{stdout}"
     );
 
-    let version = Command::new(&installed)
+    let version = Command::new(installed.bin.join("hosted-mcp-conformance"))
         .arg("--version")
         .output()
         .expect("--version");
     assert!(String::from_utf8_lossy(&version.stdout).contains(kit::RULES_REVISION));
-    let _ = std::fs::remove_dir_all(&scratch);
 }
 
 /// A harness copied out of the build, as an install leaves it: in a `bin`
