@@ -5,25 +5,29 @@
 //! - The loader and the converter never panic, whatever the text.
 //! - The checker never panics, whatever schema the converter produces and
 //!   whatever the arguments.
-//! - A built request keeps the base URL's scheme, host, port and path, sets
-//!   no denied header from an argument, carries no CR, LF or NUL in a
-//!   header, and carries the credential once, in its place.
-//! - No form of the credential the masker claims to mask survives masking,
-//!   whole or in part at a cut, the 1 MB cut of an answer included.
+//! - A built request passes the oracle's request invariants: the base URL's
+//!   scheme, host, port, user info and path kept, no fragment, its query
+//!   first, the plan's method, the gateway's own headers, no denied header
+//!   from an argument, no CR, LF or NUL in a header, the credential once,
+//!   in its place.
+//! - No writing of the credential the masker claims to mask (the oracle
+//!   lists them) survives masking, whole or in part at a cut, the 1 MB cut
+//!   of an answer included.
 //!
-//! The denied headers and the credential's forms are written out here from
-//! the spec, not taken from the gateway, so a gateway that loses one fails.
+//! The invariants are the oracle's (`oracle/`, shared with the fuzz
+//! targets), written from the spec without the gateway's code; this file
+//! generates the inputs and turns the gateway's types into the oracle's
+//! plain data.
 
 use std::sync::OnceLock;
 
-use base64::Engine as _;
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE};
-use reqwest::{StatusCode, Url};
+use reqwest::StatusCode;
 use serde_json::{json, Map, Value};
 
-use hosted_mcp_gateway::answer::{self, Masker, MASK};
+use hosted_mcp_gateway::answer::{self, Masker};
 use hosted_mcp_gateway::check::Validator;
 use hosted_mcp_gateway::convert::{
     self, BodyPlan, CallPlan, CredentialPlacement, Hints, Location, ParameterPlan, Tool,
@@ -32,7 +36,10 @@ use hosted_mcp_gateway::deliver::Delivered;
 use hosted_mcp_gateway::errors::{AgentMessage, BODY_LIMIT, ERROR_BODY_LIMIT};
 use hosted_mcp_gateway::load;
 use hosted_mcp_gateway::request::{
-    self, Destination, OutboundRequest, GATEWAY_ACCEPT, GATEWAY_USER_AGENT, OPERATION_HEADER,
+    self, CredentialSlot, Destination, OutboundRequest, GATEWAY_ACCEPT, GATEWAY_USER_AGENT,
+};
+use hosted_mcp_oracle::{
+    self as oracle, Call, Place, Request, Secret, Slot, Writing, CHAR_WAYS, MASK,
 };
 
 /// No regression files, no forking: a failure prints its minimal case.
@@ -560,139 +567,72 @@ fn with_path_values(
         })
 }
 
-/// The header names no argument may set, from the spec's list.
-const SPEC_DENIED: &[&str] = &[
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "set-cookie",
-    "host",
-    "content-length",
-    "content-type",
-    "accept",
-    "accept-encoding",
-    "connection",
-    "transfer-encoding",
-    "x-api-key",
-    "api-key",
-    "x-forwarded-for",
-    "forwarded",
-    "x-request-id",
-    "traceparent",
-    "tracestate",
-    "user-agent",
-    "x-real-ip",
-    "x-payment",
-];
-
-fn spec_denied(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    SPEC_DENIED.contains(&name.as_str())
-        || ["x-agentify-", "mcp-", "payment-"]
-            .iter()
-            .any(|prefix| name.starts_with(prefix))
-}
-
-/// Where and how the credential must ride, from the configuration alone.
-enum Expected {
-    Header(String, String),
-    Query(String, String),
-}
-
-fn expected(credential: &str, placement: Option<&CredentialPlacement>) -> Expected {
-    match placement.unwrap_or(&CredentialPlacement::Bearer) {
-        CredentialPlacement::Bearer => {
-            Expected::Header("authorization".into(), format!("Bearer {credential}"))
-        }
-        CredentialPlacement::Basic => Expected::Header(
-            "authorization".into(),
-            format!(
-                "Basic {}",
-                base64::engine::general_purpose::STANDARD.encode(basic_pair(credential))
-            ),
-        ),
-        CredentialPlacement::Header(name) => {
-            Expected::Header(name.to_ascii_lowercase(), credential.to_owned())
-        }
-        CredentialPlacement::Query(name) => Expected::Query(name.clone(), credential.to_owned()),
+/// The gateway's placement as the oracle's own type.
+fn place(placement: &CredentialPlacement) -> Place {
+    match placement {
+        CredentialPlacement::Bearer => Place::Bearer,
+        CredentialPlacement::Basic => Place::Basic,
+        CredentialPlacement::Header(name) => Place::Header(name.clone()),
+        CredentialPlacement::Query(name) => Place::Query(name.clone()),
     }
 }
 
-fn assert_request_safe(request: &OutboundRequest, tool: &Tool, base: &str, expected: &Expected) {
-    let base = Url::parse(base).unwrap();
-    let url = &request.url;
-    assert_eq!(url.scheme(), base.scheme());
-    assert_eq!(url.host_str(), base.host_str());
-    assert_eq!(url.port_or_known_default(), base.port_or_known_default());
-    let base_path = base.path().trim_end_matches('/');
-    let path = url.path();
+/// Whether the destination settled the credential in the oracle's slot.
+fn slot_matches(destination: &Destination, slot: Option<&Slot>) -> bool {
+    match (destination.credential(), slot) {
+        (None, None) => true,
+        (
+            Some(CredentialSlot::Header { name, value }),
+            Some(Slot::Header { name: n, value: v }),
+        ) => name.as_str() == n && value.as_bytes() == v.as_bytes(),
+        (Some(CredentialSlot::Query { name, .. }), Some(Slot::Query { name: n, .. })) => name == n,
+        _ => false,
+    }
+}
+
+/// The built request and the call it was built for, as plain data, judged
+/// by the oracle (`oracle/`).
+fn assert_request_safe(
+    request: &OutboundRequest,
+    tool: &Tool,
+    base: &str,
+    destination: &Destination,
+    credential: &str,
+    placement: Option<&CredentialPlacement>,
+) {
+    let place = placement.map(place);
     assert!(
-        path == base_path || path.starts_with(&format!("{base_path}/")),
-        "{path} left {base_path}"
+        slot_matches(
+            destination,
+            oracle::slot(credential, place.as_ref()).as_ref()
+        ),
+        "the destination put the credential elsewhere"
     );
-    for segment in path[base_path.len()..].split('/') {
-        let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
-        assert!(decoded != "." && decoded != "..", "dot segment in {path}");
-    }
-
-    let headers: &HeaderMap = &request.headers;
-    for (name, value) in headers {
-        let bytes = name
-            .as_str()
-            .bytes()
-            .chain(value.as_bytes().iter().copied());
-        for byte in bytes {
-            assert!(
-                !matches!(byte, b'\r' | b'\n' | b'\0'),
-                "CR, LF or NUL in {name}"
-            );
-        }
-        let name = name.as_str();
-        let ours = match (name, expected) {
-            (_, Expected::Header(header, value)) if header == name => Some(value.as_str()),
-            ("accept", _) => Some(GATEWAY_ACCEPT),
-            ("user-agent", _) => Some(GATEWAY_USER_AGENT),
-            (OPERATION_HEADER, _) => Some(tool.name.as_str()),
-            ("content-type", _) if request.body.is_some() => {
-                tool.plan.body.as_ref().map(|b| b.content_type.as_str())
-            }
-            _ => None,
-        };
-        match ours {
-            Some(ours) => {
-                assert_eq!(headers.get_all(name).iter().count(), 1, "{name} twice");
-                assert_eq!(
-                    value.as_bytes(),
-                    ours.as_bytes(),
-                    "{name} holds another value"
-                );
-            }
-            None => assert!(!spec_denied(name), "an argument set {name}"),
-        }
-    }
-    match expected {
-        Expected::Header(name, _) => {
-            assert_eq!(headers.get_all(name.as_str()).iter().count(), 1, "{name}");
-        }
-        Expected::Query(name, value) => {
-            let query = url.query().unwrap_or_default();
-            let ours = match base.query() {
-                Some(base_query) => query[base_query.len()..].trim_start_matches('&'),
-                None => query,
-            };
-            let pairs = Url::parse(&format!("http://q.invalid/?{ours}")).unwrap();
-            let values: Vec<String> = pairs
-                .query_pairs()
-                .filter(|(key, _)| key == name)
-                .map(|(_, value)| value.into_owned())
-                .collect();
-            assert_eq!(
-                values,
-                std::slice::from_ref(value),
-                "the credential parameter {name}"
-            );
-        }
-    }
+    let headers = request
+        .headers
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_bytes()))
+        .collect();
+    let sent = Request {
+        method: request.method.as_str(),
+        url: request.url.as_str(),
+        headers,
+        body: request.body.as_deref(),
+    };
+    oracle::assert_request_safe(
+        &sent,
+        &Call {
+            base,
+            credential,
+            place: place.as_ref(),
+            tool: &tool.name,
+            method: &tool.plan.method,
+            content_type: tool.plan.body.as_ref().map(|b| b.content_type.as_str()),
+            accept: Some(GATEWAY_ACCEPT),
+            user_agent: Some(GATEWAY_USER_AGENT),
+            also_denied: Some(convert::is_denied_header),
+        },
+    );
 }
 
 proptest! {
@@ -712,7 +652,7 @@ proptest! {
         let arguments = arguments.unwrap();
         let destination = Destination::new(base, Some(credential), placement.as_ref()).unwrap();
         if let Ok(request) = request::build(tool, &arguments, &destination) {
-            assert_request_safe(&request, tool, base, &expected(credential, placement.as_ref()));
+            assert_request_safe(&request, tool, base, &destination, credential, placement.as_ref());
         }
     }
 
@@ -727,7 +667,7 @@ proptest! {
         let (tool, _) = &fixture().tools[index];
         let destination = Destination::new(base, Some(credential), placement.as_ref()).unwrap();
         if let Ok(request) = request::build(tool, &arguments, &destination) {
-            assert_request_safe(&request, tool, base, &expected(credential, placement.as_ref()));
+            assert_request_safe(&request, tool, base, &destination, credential, placement.as_ref());
         }
     }
 }
@@ -856,107 +796,51 @@ proptest! {
     ) {
         let destination = Destination::new(base, Some(credential), placement.as_ref()).unwrap();
         if let Ok(request) = request::build(&tool, &arguments, &destination) {
-            assert_request_safe(&request, &tool, base, &expected(credential, placement.as_ref()));
+            assert_request_safe(&request, &tool, base, &destination, credential, placement.as_ref());
         }
     }
 }
 
 // ------------------------------------------------------------------ masking
 
-/// The forms `Masker::new` says it masks: as sent, percent-encoded
-/// (everything but RFC 3986 unreserved characters), JSON-escaped, and
-/// base64 for basic authentication.
-fn forms(credential: &str, basic: bool) -> Vec<String> {
-    let mut percent = String::new();
-    for byte in credential.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            percent.push(char::from(byte));
-        } else {
-            percent.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    let json = serde_json::to_string(credential).unwrap();
-    let mut forms = vec![
-        credential.to_owned(),
-        percent,
-        json[1..json.len() - 1].to_owned(),
-    ];
-    if basic {
-        forms.push(base64::engine::general_purpose::STANDARD.encode(basic_pair(credential)));
-    }
-    forms
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len().max(1))
-        .position(|window| window == needle)
-}
-
-/// The pieces of `masked` between masks: text the masker kept.
-fn kept_pieces(masked: &[u8]) -> Vec<&[u8]> {
-    let mut pieces = Vec::new();
-    let mut rest = masked;
-    while let Some(at) = find(rest, MASK.as_bytes()) {
-        pieces.push(&rest[..at]);
-        rest = &rest[at + MASK.len()..];
-    }
-    pieces.push(rest);
-    pieces
-}
-
-fn assert_no_form(masked: &[u8], forms: &[String]) {
-    for piece in kept_pieces(masked) {
-        for form in forms {
-            assert!(
-                find(piece, form.as_bytes()).is_none(),
-                "{form:?} survived in {:?}",
-                String::from_utf8_lossy(masked)
-            );
-        }
-    }
-}
-
-/// The text kept after the last mask may not end with the start of a form
-/// whose occurrence in `original` runs on past `cut`.
-fn assert_nothing_partial(masked: &[u8], original: &[u8], cut: usize, forms: &[String]) {
-    let pieces = kept_pieces(masked);
-    let tail = pieces.last().copied().unwrap_or_default();
-    for form in forms {
-        let form = form.as_bytes();
-        for kept in 1..form.len().min(tail.len() + 1) {
-            let start = cut.saturating_sub(kept);
-            assert!(
-                !(tail.ends_with(&form[..kept])
-                    && original
-                        .get(start..)
-                        .is_some_and(|rest| rest.starts_with(form))),
-                "{kept} bytes of {:?} left at the cut",
-                String::from_utf8_lossy(form)
-            );
-        }
-    }
-}
-
-/// A credential with the characters that have separate forms: `/`, `+`,
-/// `=`, `:`, quotes, backslashes, spaces, non-ASCII; never U+FFFD, which any
-/// stray byte becomes on the way to text.
+/// A credential with the characters that have writings of their own: `/`,
+/// `+`, `=`, `:`, quotes, backslashes, `%`, spaces, controls, two- and
+/// three-byte characters and one beyond the first plane; never U+FFFD,
+/// which any stray byte becomes on the way to text.
 fn credential() -> impl Strategy<Value = String> {
-    "[a-z0-9/+=:\"\\\\ %é☃]{1,10}"
+    "[a-zA-Z0-9/+=:\"\\\\ %é☃😀\n\t-]{1,10}"
 }
 
-/// A body of pieces: bytes, forms whole, their starts and ends, the mask.
-fn body(forms: Vec<String>) -> impl Strategy<Value = Vec<u8>> {
+/// Every writing the oracle lists for `credential`, and one more with each
+/// character written a way `mix` picks.
+fn writings_of(credential: &str, basic: bool, mix: &[usize]) -> Vec<Writing> {
+    let mut writings = oracle::writings(credential, basic);
+    let mut mixed = String::new();
+    for (c, way) in credential.chars().zip(mix.iter().cycle()) {
+        oracle::write_char(c, CHAR_WAYS[way % CHAR_WAYS.len()], &mut mixed);
+    }
+    if writings.iter().all(|writing| writing.text != mixed) {
+        writings.push(Writing {
+            secret: Secret::Credential,
+            way: "mixed at random by character",
+            text: mixed,
+        });
+    }
+    writings
+}
+
+/// A body of pieces: bytes, writings whole, their starts and ends, the mask.
+fn body(writings: Vec<String>) -> impl Strategy<Value = Vec<u8>> {
     let piece = prop_oneof![
         proptest::collection::vec(any::<u8>(), 0..8),
-        proptest::collection::vec(proptest::sample::select(&b"a\"/%=+\\:\xc3\xa9"[..]), 0..6),
+        proptest::collection::vec(proptest::sample::select(&b"a\"/%=+\\:u\xc3\xa9"[..]), 0..6),
         (
-            proptest::sample::select(forms),
+            proptest::sample::select(writings),
             any::<prop::sample::Index>(),
             any::<u8>()
         )
-            .prop_map(|(form, at, kind)| {
-                let bytes = form.into_bytes();
+            .prop_map(|(writing, at, kind)| {
+                let bytes = writing.into_bytes();
                 let at = at.index(bytes.len() + 1);
                 match kind % 4 {
                     0 | 1 => bytes,
@@ -970,20 +854,31 @@ fn body(forms: Vec<String>) -> impl Strategy<Value = Vec<u8>> {
 }
 
 /// A credential (after `prefix`), whether it is for basic authentication,
-/// a body of pieces holding its forms, and an index to place or cut by.
+/// its writings, a body of pieces holding them, and an index to place or
+/// cut by.
 fn placed_credential(
     prefix: &'static str,
-) -> impl Strategy<Value = (String, bool, Vec<u8>, prop::sample::Index)> {
-    (credential(), any::<bool>()).prop_flat_map(move |(credential, basic)| {
-        let credential = format!("{prefix}{credential}");
-        let forms = forms(&credential, basic);
-        (
-            Just(credential),
-            Just(basic),
-            body(forms),
-            any::<prop::sample::Index>(),
-        )
-    })
+) -> impl Strategy<Value = (String, bool, Vec<Writing>, Vec<u8>, prop::sample::Index)> {
+    (
+        credential(),
+        any::<bool>(),
+        proptest::collection::vec(any::<usize>(), 12),
+    )
+        .prop_flat_map(move |(credential, basic, mix)| {
+            let credential = format!("{prefix}{credential}");
+            let writings = writings_of(&credential, basic, &mix);
+            let texts = writings
+                .iter()
+                .map(|writing| writing.text.clone())
+                .collect();
+            (
+                Just(credential),
+                Just(basic),
+                Just(writings),
+                body(texts),
+                any::<prop::sample::Index>(),
+            )
+        })
 }
 
 fn masker(credential: &str, basic: bool) -> Masker {
@@ -995,34 +890,15 @@ proptest! {
     #![proptest_config(config(4096))]
 
     #[test]
-    fn no_form_survives_masking(
-        (credential, basic, body, cut) in placed_credential(""),
+    fn no_writing_survives_masking(
+        (credential, basic, writings, body, cut) in placed_credential(""),
     ) {
         let masker = masker(&credential, basic);
-        let forms = forms(&credential, basic);
-        assert_no_form(masker.mask(&String::from_utf8_lossy(&body)).as_bytes(), &forms);
+        oracle::assert_masked(masker.mask(&String::from_utf8_lossy(&body)).as_bytes(), &writings);
         let cut = cut.index(body.len() + 1);
         let kept = masker.mask_until(&body, cut);
-        assert_no_form(&kept, &forms);
-        assert_nothing_partial(&kept, &body, cut, &forms);
-    }
-}
-
-/// The cut `answer.rs` makes: the largest index at most `limit` that does
-/// not split a UTF-8 sequence, looking back at most three bytes.
-fn char_boundary_at_or_before(bytes: &[u8], limit: usize) -> usize {
-    if bytes.len() <= limit {
-        return bytes.len();
-    }
-    let continuation = |at: usize| bytes.get(at).is_some_and(|b| b & 0xC0 == 0x80);
-    let mut cut = limit;
-    while cut > 0 && limit - cut < 3 && continuation(cut) {
-        cut -= 1;
-    }
-    if continuation(cut) {
-        limit
-    } else {
-        cut
+        oracle::assert_masked(&kept, &writings);
+        oracle::assert_nothing_partial(&kept, &body, cut, &writings);
     }
 }
 
@@ -1030,31 +906,31 @@ proptest! {
     // Each case masks and copies about 1 MB.
     #![proptest_config(config(48))]
 
-    /// Answers with the credential's forms across the 1 MB cut of a
+    /// Answers with the credential's writings across the 1 MB cut of a
     /// successful answer or the 1 KB cut of an error's: nothing whole
     /// survives, and nothing partial is left at the cut.
     #[test]
-    fn no_form_survives_an_answer_cut(
+    fn no_writing_survives_an_answer_cut(
         // A snowman first: no message of the catalogue holds the credential.
-        (credential, basic, pieces, before) in placed_credential("☃"),
+        (credential, basic, writings, pieces, before) in placed_credential("☃"),
         which in any::<prop::sample::Index>(),
         error in any::<bool>(),
         content_type in proptest::sample::select(&["application/json", "text/plain", ""][..]),
         filler in proptest::sample::select(&[b'a', b' ', 0xE2, 0x80][..]),
     ) {
         let masker = masker(&credential, basic);
-        let forms = forms(&credential, basic);
+        let budget = answer::read_budget(&masker);
+        oracle::assert_read_budget(budget, BODY_LIMIT, &writings);
         let limit = if error { ERROR_BODY_LIMIT } else { BODY_LIMIT };
-        // One form, then the pieces, placed so that the cut falls anywhere
-        // in them: often inside the form.
-        let mut placed = forms[which.index(forms.len())].clone().into_bytes();
+        // One writing, then the pieces, placed so that the cut falls
+        // anywhere in them: often inside the writing.
+        let mut placed = writings[which.index(writings.len())].text.clone().into_bytes();
         placed.extend_from_slice(&pieces);
         let before = before.index(placed.len().min(limit) + 1);
         let mut body = vec![filler; limit - before];
         body.extend_from_slice(&placed);
         // What the upstream sent; the gateway reads up to its budget.
         let sent = body.clone();
-        let budget = answer::read_budget(&masker);
         let complete = body.len() <= budget;
         body.truncate(budget);
         let mut headers = HeaderMap::new();
@@ -1064,29 +940,17 @@ proptest! {
         let status = if error { StatusCode::INTERNAL_SERVER_ERROR } else { StatusCode::OK };
         let delivered = Delivered { status, headers, body, complete };
         let shown = answer::interpret(&delivered, &masker);
-        assert_no_form(shown.text.as_bytes(), &forms);
+        oracle::assert_masked(shown.text.as_bytes(), &writings);
         let body = &delivered.body;
         if error {
-            let cut = char_boundary_at_or_before(body, ERROR_BODY_LIMIT);
-            assert_nothing_partial(shown.text.as_bytes(), &sent, cut, &forms);
+            let cut = oracle::char_boundary_at_or_before(body, ERROR_BODY_LIMIT);
+            oracle::assert_nothing_partial(shown.text.as_bytes(), &sent, cut, &writings);
         } else if let Some(kept) = shown
             .text
             .strip_suffix(&format!("\n\n{}", AgentMessage::BodyTruncated.render()))
         {
-            let cut = char_boundary_at_or_before(body, BODY_LIMIT);
-            assert_nothing_partial(kept.as_bytes(), &sent, cut, &forms);
+            let cut = oracle::char_boundary_at_or_before(body, BODY_LIMIT);
+            oracle::assert_nothing_partial(kept.as_bytes(), &sent, cut, &writings);
         }
-    }
-}
-
-/// The `user:password` a basic credential stands for (TC-REQ-014, ruling
-/// of 2026-12-02): a credential without `:` is the user name with an empty
-/// password. Written here, not taken from the gateway, so the oracle stays
-/// its own.
-fn basic_pair(credential: &str) -> String {
-    if credential.contains(':') {
-        credential.to_owned()
-    } else {
-        format!("{credential}:")
     }
 }
