@@ -22,6 +22,10 @@
 //! The API may live under a base path ([`Upstream::set_base_path`]), and the
 //! upstream can stop listening altogether ([`Upstream::refuse_connections`]).
 //!
+//! One upstream can serve one test after another: [`Upstream::reset`]
+//! forgets every stub, behaviour and recorded request, so that a gateway
+//! launched against its base URL can be used again by the next test.
+//!
 //! Dropping the `Upstream` stops its listener and every connection it is
 //! serving, endless bodies included.
 //!
@@ -143,7 +147,14 @@ pub struct Upstream {
 struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
     behaviours: Mutex<HashMap<String, Behaviour>>,
-    connections: Mutex<Vec<Arc<Mutex<Vec<u8>>>>>,
+    connections: Mutex<Vec<Connection>>,
+}
+
+/// The bytes one connection sent, and whether it was opened before the
+/// last [`Upstream::reset`] (a client's kept-alive connection).
+struct Connection {
+    received: Arc<Mutex<Vec<u8>>>,
+    before_reset: bool,
 }
 
 impl Shared {
@@ -159,12 +170,18 @@ impl Shared {
 
     /// A buffer for the bytes of a newly accepted connection.
     fn new_connection(&self) -> Arc<Mutex<Vec<u8>>> {
-        let buffer = Arc::default();
+        let received = Arc::default();
+        self.connections().push(Connection {
+            received: Arc::clone(&received),
+            before_reset: false,
+        });
+        received
+    }
+
+    fn connections(&self) -> MutexGuard<'_, Vec<Connection>> {
         self.connections
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push(Arc::clone(&buffer));
-        buffer
     }
 }
 
@@ -234,16 +251,53 @@ impl Upstream {
     /// Every byte received so far, one buffer per connection in the order
     /// they were accepted (the first [`WIRE_LIMIT`] bytes of each). A
     /// connection opened without sending anything has an empty buffer.
+    ///
+    /// After a [`Upstream::reset`], a connection opened before it is listed
+    /// only once it sends again, with the bytes sent since.
     pub fn wire_bytes(&self) -> Vec<Vec<u8>> {
-        let connections = self
-            .shared
-            .connections
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        connections
+        self.shared
+            .connections()
             .iter()
-            .map(|c| c.lock().unwrap_or_else(PoisonError::into_inner).clone())
+            .map(|c| {
+                let received = c.received.lock().unwrap_or_else(PoisonError::into_inner);
+                (c.before_reset, received.clone())
+            })
+            .filter(|(before_reset, received)| !before_reset || !received.is_empty())
+            .map(|(_, received)| received)
             .collect()
+    }
+
+    /// Forgets every stub, behaviour, recorded request and received byte, and
+    /// the base path, so the next test starts from a fresh upstream on the
+    /// same port. Connections stay open: a client that keeps its connection
+    /// alive is recorded as one that opened a new one. Errors once
+    /// [`Upstream::refuse_connections`] was called: that cannot be undone.
+    pub async fn reset(&self) -> std::io::Result<()> {
+        if self
+            .accept_loop
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
+        {
+            return Err(std::io::Error::other(
+                "the upstream refuses connections for good",
+            ));
+        }
+        self.stubs.reset().await;
+        self.shared.requests().clear();
+        self.shared.behaviours().clear();
+        for connection in self.shared.connections().iter_mut() {
+            // Taken, not cleared: a buffer may hold up to WIRE_LIMIT bytes.
+            std::mem::take(
+                &mut *connection
+                    .received
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner),
+            );
+            connection.before_reset = true;
+        }
+        self.set_base_path("");
+        Ok(())
     }
 
     /// Stops listening and closes every open connection: once this returns,

@@ -258,3 +258,49 @@ async fn refusing_connections_closes_the_port() {
     assert_eq!(error.kind(), std::io::ErrorKind::ConnectionRefused);
     assert_eq!(upstream.requests().len(), 1, "what was recorded stays");
 }
+
+#[tokio::test]
+async fn reset_forgets_the_last_test_but_keeps_the_port_and_its_connections() {
+    let upstream = Upstream::start().await.unwrap();
+    let root = upstream.base_url();
+    Mock::given(method("GET"))
+        .and(path("/pets"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("[]"))
+        .mount(upstream.stubs())
+        .await;
+    upstream.set_behaviour("/broken", Behaviour::Reset);
+    let keep_alive = "GET /pets HTTP/1.1\r\nHost: u\r\n\r\n";
+    let mut kept = send(&upstream, keep_alive).await;
+    let mut first = [0u8; 12];
+    kept.read_exact(&mut first).await.unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+    upstream.set_base_path("/api");
+
+    upstream.reset().await.unwrap();
+    assert_eq!(upstream.base_url(), root, "the base path is forgotten");
+    assert!(upstream.requests().is_empty());
+    assert!(upstream.wire_bytes().is_empty(), "nothing sent since");
+    let answer = exchange(&upstream, &get("/pets")).await.unwrap();
+    assert!(
+        answer.starts_with("HTTP/1.1 404"),
+        "no stub is left: {answer}"
+    );
+    let answer = exchange(&upstream, &get("/broken")).await.unwrap();
+    assert!(
+        answer.starts_with("HTTP/1.1 404"),
+        "no behaviour is left: {answer}"
+    );
+
+    // A connection kept alive across the reset is seen from what it sends next.
+    let again = "GET /again HTTP/1.1\r\nHost: u\r\nConnection: close\r\n\r\n";
+    kept.write_all(again.as_bytes()).await.unwrap();
+    let mut rest = Vec::new();
+    kept.read_to_end(&mut rest).await.unwrap();
+    let targets: Vec<_> = upstream.requests().into_iter().map(|r| r.target).collect();
+    assert_eq!(targets, ["/pets", "/broken", "/again"]);
+    assert!(upstream.wire_bytes().contains(&again.as_bytes().to_vec()));
+    assert_eq!(upstream.wire_bytes().len(), 3);
+
+    upstream.refuse_connections().await;
+    assert!(upstream.reset().await.is_err(), "refusing cannot be undone");
+}
