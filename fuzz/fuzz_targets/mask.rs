@@ -1,11 +1,12 @@
 //! The masker. The gateway masks a body once it is collected (the network's
 //! chunks never reach the masker), so the fuzzer cuts instead: any body,
-//! with the credential's forms at any place, masked whole (`mask`), up to
-//! any cut (`mask_until`), and interpreted as an answer (`interpret`) with
-//! the forms placed across the 1 MB cut and the 1 KB cut of error bodies.
+//! with the credential's writings (the oracle's, and one mixed by the
+//! fuzzer) at any place, masked whole (`mask`), up to any cut
+//! (`mask_until`), and interpreted as an answer (`interpret`) with the
+//! writings placed across the 1 MB cut and the 1 KB cut of error bodies.
 //!
-//! No form the masker claims to mask survives whole, and no start of one is
-//! left at a cut.
+//! No writing the masker claims to mask survives whole, no start of one is
+//! left at a cut, and the read budget sees the widest whole past the cut.
 
 #![no_main]
 
@@ -14,7 +15,7 @@ use hosted_mcp_gateway::answer::{self, Masker};
 use hosted_mcp_gateway::convert::CredentialPlacement;
 use hosted_mcp_gateway::deliver::Delivered;
 use hosted_mcp_gateway::errors::{AgentMessage, BODY_LIMIT, ERROR_BODY_LIMIT};
-use hosted_mcp_gateway_fuzz as gen;
+use hosted_mcp_gateway_fuzz::{self as gen, oracle};
 use libfuzzer_sys::fuzz_target;
 use reqwest::header::{HeaderMap, HeaderValue, CONTENT_TYPE, LOCATION};
 use reqwest::StatusCode;
@@ -47,22 +48,18 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         return Ok(());
     }
     let masker = Masker::new(Some(&credential), placement.as_ref());
-    let forms = gen::credential_forms(&credential, basic);
-    let longest = forms.iter().map(String::len).max().unwrap_or(0);
+    let writings = gen::writings(u, &credential, basic)?;
     let budget = answer::read_budget(&masker);
-    assert!(
-        budget >= BODY_LIMIT + longest,
-        "the read budget cannot see a form whole at the cut"
-    );
+    oracle::assert_read_budget(budget, BODY_LIMIT, &writings);
 
-    let mut body = gen::body_with_forms(u, &credential, &forms)?;
+    let mut body = gen::body_with_writings(u, &writings)?;
     if !whole_answers {
         let text = String::from_utf8_lossy(&body);
-        gen::assert_no_form(masker.mask(&text).as_bytes(), &forms);
+        oracle::assert_masked(masker.mask(&text).as_bytes(), &writings);
         let cut = u.int_in_range(0..=body.len())?;
         let kept = masker.mask_until(&body, cut);
-        gen::assert_no_form(&kept, &forms);
-        gen::assert_nothing_partial(&kept, &body, cut, &forms);
+        oracle::assert_masked(&kept, &writings);
+        oracle::assert_nothing_partial(&kept, &body, cut, &writings);
         return Ok(());
     }
 
@@ -108,7 +105,8 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         "" => {}
         // A content type that echoes the credential, where a header can.
         "echo" => {
-            if let Ok(value) = HeaderValue::from_str(&format!("text/{}", forms[1])) {
+            let echoed = &u.choose(&writings)?.text;
+            if let Ok(value) = HeaderValue::from_str(&format!("text/{echoed}")) {
                 headers.insert(CONTENT_TYPE, value);
             }
         }
@@ -130,19 +128,19 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     };
     let shown = answer::interpret(&delivered, &masker);
     let text = shown.text.as_bytes();
-    gen::assert_no_form(text, &forms);
+    oracle::assert_masked(text, &writings);
 
     let body = &delivered.body;
     let truncated = format!("\n\n{}", AgentMessage::BodyTruncated.render());
     if status.is_success() {
         if let Some(kept) = shown.text.strip_suffix(&truncated) {
-            let cut = gen::char_boundary_at_or_before(body, BODY_LIMIT);
-            gen::assert_nothing_partial(kept.as_bytes(), &sent, cut, &forms);
+            let cut = oracle::char_boundary_at_or_before(body, BODY_LIMIT);
+            oracle::assert_nothing_partial(kept.as_bytes(), &sent, cut, &writings);
         }
     } else if !matches!(status.as_u16(), 301 | 302 | 303 | 307 | 308) {
-        let cut = gen::char_boundary_at_or_before(body, ERROR_BODY_LIMIT);
+        let cut = oracle::char_boundary_at_or_before(body, ERROR_BODY_LIMIT);
         if cut > 0 {
-            gen::assert_nothing_partial(text, &sent, cut, &forms);
+            oracle::assert_nothing_partial(text, &sent, cut, &writings);
         }
     }
     Ok(())

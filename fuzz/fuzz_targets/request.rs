@@ -5,9 +5,12 @@
 //! - hand-made tools whose plans name any header, place and style, with
 //!   unchecked arguments.
 //!
-//! Whatever is built keeps the base URL's scheme, host, port and path, sets
-//! no denied header from an argument, carries no CR, LF or NUL in a header,
-//! and carries the credential once, in its place, as the only value there.
+//! Whatever is built passes the oracle's request invariants: it keeps the
+//! base URL's scheme, host, port, user info and path, adds no fragment and
+//! keeps the base query first, uses the plan's method, sets the gateway's
+//! own headers once each and no denied header from an argument, carries no
+//! CR, LF or NUL in a header, and carries the credential once, in its
+//! place, as the only value there.
 
 #![no_main]
 
@@ -64,8 +67,9 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         // A credential a header cannot carry is refused at start-up.
         return Ok(());
     };
-    let expected = gen::expected_credential(&credential, placement.as_ref());
-    assert!(gen::slot_matches(&destination, expected.as_ref()));
+    let place = placement.as_ref().map(gen::place);
+    let slot = gen::oracle::slot(&credential, place.as_ref());
+    assert!(gen::slot_matches(&destination, slot.as_ref()));
 
     let mode = u.int_in_range(0..=2)?;
     let made;
@@ -95,7 +99,7 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         (&made, arguments)
     };
     if let Ok(outbound) = request::build(tool, &arguments, &destination) {
-        gen::assert_request_safe(&outbound, tool, base, &destination, expected.as_ref());
+        gen::assert_request_safe(&outbound, tool, base, &credential, placement.as_ref());
     }
     Ok(())
 }

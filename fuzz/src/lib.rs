@@ -1,25 +1,23 @@
 //! What the fuzz targets share: generators that turn fuzz bytes into
-//! schemas, documents, arguments and credentials, and the invariants the
-//! targets assert. See `docs/fuzzing.md`.
+//! schemas, documents, arguments, credentials and bodies, and a few lines
+//! that turn the gateway's types into the plain data the oracle judges.
+//! See `docs/fuzzing.md`.
 //!
-//! The invariants are written here from the spec (`The request`, the
-//! masking rules), not taken from the gateway: the list of denied headers
-//! and the credential's forms are spelled out again, so a gateway that
-//! drops one of them fails the check instead of agreeing with itself.
+//! The invariants themselves are the oracle's (`oracle/`, shared with the
+//! property tests): written from the spec, not taken from the gateway, so a
+//! gateway that drops a denied header or a writing of the credential fails
+//! the check instead of agreeing with itself.
 
 use arbitrary::{Result, Unstructured};
-use base64::Engine as _;
-use reqwest::header::HeaderMap;
-use reqwest::Url;
 use serde_json::{json, Map, Number, Value};
 
-use hosted_mcp_gateway::answer::MASK;
 use hosted_mcp_gateway::convert::{self, Catalogue, CredentialPlacement, Tool};
 use hosted_mcp_gateway::load;
 use hosted_mcp_gateway::request::{
     CredentialSlot, Destination, OutboundRequest, GATEWAY_ACCEPT, GATEWAY_USER_AGENT,
-    OPERATION_HEADER,
 };
+pub use hosted_mcp_oracle as oracle;
+use hosted_mcp_oracle::{Call, Place, Request, Secret, Slot, Writing, CHAR_WAYS, MASK};
 
 // ---------------------------------------------------------------- values
 
@@ -444,391 +442,123 @@ pub fn placement(u: &mut Unstructured) -> Result<Option<CredentialPlacement>> {
     })
 }
 
-/// The header names the spec says no argument may set, and its prefixes,
-/// compared without regard to case (`The request`).
-pub const SPEC_DENIED: &[&str] = &[
-    "authorization",
-    "proxy-authorization",
-    "cookie",
-    "set-cookie",
-    "host",
-    "content-length",
-    "content-type",
-    "accept",
-    "accept-encoding",
-    "connection",
-    "transfer-encoding",
-    "x-api-key",
-    "api-key",
-    "x-forwarded-for",
-    "forwarded",
-    "x-request-id",
-    "traceparent",
-    "tracestate",
-    "user-agent",
-    "x-real-ip",
-    "x-payment",
-];
-pub const SPEC_DENIED_PREFIXES: &[&str] = &["x-agentify-", "mcp-", "payment-"];
-
-pub fn spec_denied(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    SPEC_DENIED.contains(&name.as_str())
-        || SPEC_DENIED_PREFIXES
-            .iter()
-            .any(|prefix| name.starts_with(prefix))
-}
-
-/// The credential as it must ride, worked out from the configuration alone.
-pub enum Expected {
-    Header { name: String, value: String },
-    Query { name: String, value: String },
-}
-
-pub fn expected_credential(
-    credential: &str,
-    placement: Option<&CredentialPlacement>,
-) -> Option<Expected> {
-    if credential.is_empty() {
-        return None;
-    }
-    Some(match placement.unwrap_or(&CredentialPlacement::Bearer) {
-        CredentialPlacement::Bearer => Expected::Header {
-            name: "authorization".to_owned(),
-            value: format!("Bearer {credential}"),
-        },
-        CredentialPlacement::Basic => Expected::Header {
-            name: "authorization".to_owned(),
-            value: format!(
-                "Basic {}",
-                base64::engine::general_purpose::STANDARD.encode(basic_pair(credential))
-            ),
-        },
-        CredentialPlacement::Header(name) => Expected::Header {
-            name: name.to_ascii_lowercase(),
-            value: credential.to_owned(),
-        },
-        CredentialPlacement::Query(name) => Expected::Query {
-            name: name.clone(),
-            value: credential.to_owned(),
-        },
-    })
-}
-
-/// Every safety invariant of one built request. `base` is the configured
-/// base URL, `tool` the tool called.
-pub fn assert_request_safe(
-    request: &OutboundRequest,
-    tool: &Tool,
-    base: &str,
-    destination: &Destination,
-    credential: Option<&Expected>,
-) {
-    let base = Url::parse(base).expect("the base URL parses");
-    let url = &request.url;
-    // Scheme, host, port and base path never change.
-    assert_eq!(url.scheme(), base.scheme(), "{url}");
-    assert_eq!(url.host_str(), base.host_str(), "{url}");
-    assert_eq!(
-        url.port_or_known_default(),
-        base.port_or_known_default(),
-        "{url}"
-    );
-    assert_eq!(url.username(), base.username(), "{url}");
-    assert_eq!(url.password(), base.password(), "{url}");
-    assert!(url.fragment().is_none(), "{url}");
-    let base_path = base.path().trim_end_matches('/');
-    let path = url.path();
-    assert!(
-        path == base_path || path.starts_with(&format!("{base_path}/")),
-        "{path} left the base path {base_path}"
-    );
-    // Nothing after the base path that a server would read as `.` or `..`.
-    for segment in path[base_path.len()..].split('/') {
-        let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
-        assert!(decoded != "." && decoded != "..", "dot segment in {path}");
-    }
-    // The base URL's own query stays first.
-    if let Some(base_query) = base.query().filter(|query| !query.is_empty()) {
-        let query = url.query().unwrap_or_default();
-        assert!(query.starts_with(base_query), "{query} lost {base_query}");
-    }
-    assert_eq!(request.method.as_str(), tool.plan.method, "method");
-
-    assert_headers_safe(&request.headers, tool, request.body.is_some(), credential);
-
-    match credential {
-        Some(Expected::Query { name, value }) => {
-            // The operator's own base query is theirs: counted from after it.
-            let query = url.query().unwrap_or_default();
-            let ours = match base.query().filter(|query| !query.is_empty()) {
-                Some(base_query) => query[base_query.len()..].trim_start_matches('&'),
-                None => query,
-            };
-            let pairs =
-                Url::parse(&format!("http://query.invalid/?{ours}")).expect("a query parses");
-            let values: Vec<String> = pairs
-                .query_pairs()
-                .filter(|(key, _)| key == name)
-                .map(|(_, value)| value.into_owned())
-                .collect();
-            assert_eq!(
-                values.len(),
-                1,
-                "credential parameter `{name}` {} times",
-                values.len()
-            );
-            assert_eq!(
-                &values[0], value,
-                "the credential parameter holds another value"
-            );
-        }
-        Some(Expected::Header { .. }) => {}
-        None => assert!(destination.credential().is_none()),
-    }
-    if let Some(body) = &request.body {
-        assert!(
-            serde_json::from_slice::<Value>(body).is_ok(),
-            "the body is not JSON"
-        );
-        assert!(tool.plan.body.is_some(), "a body for a tool without one");
+/// The gateway's placement as the oracle's own type.
+pub fn place(placement: &CredentialPlacement) -> Place {
+    match placement {
+        CredentialPlacement::Bearer => Place::Bearer,
+        CredentialPlacement::Basic => Place::Basic,
+        CredentialPlacement::Header(name) => Place::Header(name.clone()),
+        CredentialPlacement::Query(name) => Place::Query(name.clone()),
     }
 }
 
-/// No CR, LF or NUL in any header; no denied header but the gateway's own,
-/// each once with the gateway's value; the credential's header once, with
-/// the credential.
-pub fn assert_headers_safe(
-    headers: &HeaderMap,
-    tool: &Tool,
-    has_body: bool,
-    credential: Option<&Expected>,
-) {
-    let credential_header = match credential {
-        Some(Expected::Header { name, value }) => Some((name.as_str(), value.as_str())),
-        _ => None,
-    };
-    for (name, value) in headers {
-        for byte in name
-            .as_str()
-            .bytes()
-            .chain(value.as_bytes().iter().copied())
-        {
-            assert!(
-                !matches!(byte, b'\r' | b'\n' | b'\0'),
-                "CR, LF or NUL in header {name}"
-            );
-        }
-        let name = name.as_str();
-        let ours = match name {
-            "accept" => Some(GATEWAY_ACCEPT),
-            "user-agent" => Some(GATEWAY_USER_AGENT),
-            OPERATION_HEADER => Some(tool.name.as_str()),
-            "content-type" if has_body => tool.plan.body.as_ref().map(|b| b.content_type.as_str()),
-            _ => None,
-        };
-        let ours = match credential_header {
-            Some((credential_name, credential_value)) if credential_name == name => {
-                Some(credential_value)
-            }
-            _ => ours,
-        };
-        match ours {
-            Some(expected) => {
-                assert_eq!(
-                    headers.get_all(name).iter().count(),
-                    1,
-                    "{name} more than once"
-                );
-                assert_eq!(
-                    value.as_bytes(),
-                    expected.as_bytes(),
-                    "{name} holds another value"
-                );
-            }
-            None => assert!(
-                !spec_denied(name) && !convert::is_denied_header(name),
-                "an argument set the denied header {name}"
-            ),
-        }
-    }
-    if let Some((name, _)) = credential_header {
-        assert_eq!(
-            headers.get_all(name).iter().count(),
-            1,
-            "credential header {name}"
-        );
-    }
-}
-
-/// Whether the destination settled the credential where `expected` says.
-pub fn slot_matches(destination: &Destination, expected: Option<&Expected>) -> bool {
-    match (destination.credential(), expected) {
+/// Whether the destination settled the credential in the oracle's slot.
+pub fn slot_matches(destination: &Destination, slot: Option<&Slot>) -> bool {
+    match (destination.credential(), slot) {
         (None, None) => true,
-        (Some(CredentialSlot::Header { name, .. }), Some(Expected::Header { name: want, .. })) => {
-            name.as_str() == want
-        }
-        (Some(CredentialSlot::Query { name, .. }), Some(Expected::Query { name: want, .. })) => {
-            name == want
-        }
+        (
+            Some(CredentialSlot::Header { name, value }),
+            Some(Slot::Header { name: n, value: v }),
+        ) => name.as_str() == n && value.as_bytes() == v.as_bytes(),
+        (Some(CredentialSlot::Query { name, .. }), Some(Slot::Query { name: n, .. })) => name == n,
         _ => false,
     }
 }
 
+/// Every safety invariant of one built request: the request and the call
+/// it was built for (`base` the configured base URL, `tool` the tool
+/// called), as plain data, judged by the oracle.
+pub fn assert_request_safe(
+    request: &OutboundRequest,
+    tool: &Tool,
+    base: &str,
+    credential: &str,
+    placement: Option<&CredentialPlacement>,
+) {
+    let place = placement.map(place);
+    let headers = request
+        .headers
+        .iter()
+        .map(|(name, value)| (name.as_str(), value.as_bytes()))
+        .collect();
+    let sent = Request {
+        method: request.method.as_str(),
+        url: request.url.as_str(),
+        headers,
+        body: request.body.as_deref(),
+    };
+    oracle::assert_request_safe(
+        &sent,
+        &Call {
+            base,
+            credential,
+            place: place.as_ref(),
+            tool: &tool.name,
+            method: &tool.plan.method,
+            content_type: tool.plan.body.as_ref().map(|b| b.content_type.as_str()),
+            accept: Some(GATEWAY_ACCEPT),
+            user_agent: Some(GATEWAY_USER_AGENT),
+            also_denied: Some(convert::is_denied_header),
+        },
+    );
+}
+
 // ---------------------------------------------------------------- masking
 
-/// The forms the masker says it masks (`Masker::new`): as sent,
-/// percent-encoded (everything but RFC 3986 unreserved characters),
-/// JSON-escaped and, for basic authentication, base64.
-pub fn credential_forms(credential: &str, basic: bool) -> Vec<String> {
-    let mut percent = String::new();
-    for byte in credential.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            percent.push(char::from(byte));
-        } else {
-            percent.push_str(&format!("%{byte:02X}"));
-        }
+/// Every writing the oracle lists for `credential`, and one more with each
+/// character written a way the fuzzer picks.
+pub fn writings(u: &mut Unstructured, credential: &str, basic: bool) -> Result<Vec<Writing>> {
+    let mut writings = oracle::writings(credential, basic);
+    let mut mixed = String::new();
+    for c in credential.chars() {
+        oracle::write_char(c, *u.choose(&CHAR_WAYS)?, &mut mixed);
     }
-    let json = serde_json::to_string(credential).expect("a string serializes");
-    let json = json[1..json.len() - 1].to_owned();
-    let mut forms = vec![credential.to_owned(), percent, json];
-    if basic {
-        forms.push(base64::engine::general_purpose::STANDARD.encode(basic_pair(credential)));
+    if writings.iter().all(|writing| writing.text != mixed) {
+        writings.push(Writing {
+            secret: Secret::Credential,
+            way: "mixed by the fuzzer, character by character",
+            text: mixed,
+        });
     }
-    forms
+    Ok(writings)
 }
 
-/// No form whole in what the masker left: every piece of `masked` between
-/// two masks is text the masker kept, and none may hold a form.
-pub fn assert_no_form(masked: &[u8], forms: &[String]) {
-    for piece in split_on_mask(masked) {
-        for form in forms {
-            assert!(
-                find(piece, form.as_bytes()).is_none(),
-                "form {form:?} survived in {:?}",
-                String::from_utf8_lossy(masked)
-            );
-        }
-    }
-}
-
-/// Nothing partial at the cut: when the text kept after the last mask ends
-/// with the start of a form whose occurrence in `original` runs on past
-/// `cut`, the masker showed part of the credential.
-pub fn assert_nothing_partial(masked: &[u8], original: &[u8], cut: usize, forms: &[String]) {
-    let pieces = split_on_mask(masked);
-    let tail: &[u8] = pieces.last().copied().unwrap_or_default();
-    for form in forms {
-        let form = form.as_bytes();
-        for kept in 1..form.len().min(tail.len() + 1) {
-            let start = cut - kept.min(cut);
-            if tail.ends_with(&form[..kept])
-                && original
-                    .get(start..)
-                    .is_some_and(|rest| rest.starts_with(form))
-            {
-                panic!(
-                    "{kept} bytes of {:?} left at the cut",
-                    String::from_utf8_lossy(form)
-                );
-            }
-        }
-    }
-}
-
-fn split_on_mask(bytes: &[u8]) -> Vec<&[u8]> {
-    let mask = MASK.as_bytes();
-    let mut pieces = Vec::new();
-    let mut rest = bytes;
-    while let Some(at) = find(rest, mask) {
-        pieces.push(&rest[..at]);
-        rest = &rest[at + mask.len()..];
-    }
-    pieces.push(rest);
-    pieces
-}
-
-pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
-        return Some(0);
-    }
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
-}
-
-/// Where the answer is cut on a character boundary, as `answer.rs` does it
-/// (TC-ANS-004): the largest index at most `limit` that does not split a
-/// UTF-8 sequence, looking back at most three bytes.
-pub fn char_boundary_at_or_before(bytes: &[u8], limit: usize) -> usize {
-    if bytes.len() <= limit {
-        return bytes.len();
-    }
-    let continuation = |at: usize| bytes.get(at).is_some_and(|b| b & 0xC0 == 0x80);
-    let mut cut = limit;
-    while cut > 0 && limit - cut < 3 && continuation(cut) {
-        cut -= 1;
-    }
-    if continuation(cut) {
-        limit
-    } else {
-        cut
-    }
-}
-
-/// A body made of pieces: raw bytes, the credential's forms whole, their
-/// starts and ends, a form with one byte changed, the mask itself, and the
-/// credential in a JSON string with every character escaped.
-pub fn body_with_forms(
-    u: &mut Unstructured,
-    credential: &str,
-    forms: &[String],
-) -> Result<Vec<u8>> {
+/// A body made of pieces: raw bytes, the credential's writings whole,
+/// their starts and ends, a writing with one byte changed, the mask
+/// itself, and a writing inside a JSON string.
+pub fn body_with_writings(u: &mut Unstructured, writings: &[Writing]) -> Result<Vec<u8>> {
     let mut body = Vec::new();
     let pieces = u.int_in_range(0..=8)?;
     for _ in 0..pieces {
-        let form = u.choose(forms)?.as_bytes();
+        let writing = u.choose(writings)?.text.as_bytes();
         match u.int_in_range(0..=7)? {
             0 | 1 => {
                 let length = u.int_in_range(0..=16)?;
                 body.extend_from_slice(u.bytes(length.min(u.len()))?);
             }
-            2 | 3 => body.extend_from_slice(form),
+            2 | 3 => body.extend_from_slice(writing),
             4 => {
-                let kept = u.int_in_range(0..=form.len())?;
+                let kept = u.int_in_range(0..=writing.len())?;
                 if u.arbitrary()? {
-                    body.extend_from_slice(&form[..kept]);
+                    body.extend_from_slice(&writing[..kept]);
                 } else {
-                    body.extend_from_slice(&form[kept..]);
+                    body.extend_from_slice(&writing[kept..]);
                 }
             }
             5 => {
-                let mut changed = form.to_vec();
+                let mut changed = writing.to_vec();
                 let at = u.choose_index(changed.len())?;
                 changed[at] = u.arbitrary()?;
                 body.extend_from_slice(&changed);
             }
             6 => body.extend_from_slice(MASK.as_bytes()),
             _ => {
-                let escaped: String = credential
-                    .encode_utf16()
-                    .map(|unit| format!("\\u{unit:04x}"))
-                    .collect();
-                body.extend_from_slice(format!("{{\"echo\":\"{escaped}\"}}").as_bytes());
+                // A JSON answer: pretty-printed before it is masked.
+                body.extend_from_slice(b"{\"echo\":\"");
+                body.extend_from_slice(writing);
+                body.extend_from_slice(b"\"}");
             }
         }
     }
     Ok(body)
-}
-
-/// The `user:password` a basic credential stands for (TC-REQ-014, ruling
-/// of 2026-12-02): a credential without `:` is the user name with an empty
-/// password. Written here, not taken from the gateway, so the oracle stays
-/// its own.
-fn basic_pair(credential: &str) -> String {
-    if credential.contains(':') {
-        credential.to_owned()
-    } else {
-        format!("{credential}:")
-    }
 }
