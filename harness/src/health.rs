@@ -28,6 +28,7 @@ pub struct Health {
     max_failures: Option<usize>,
     failed: AtomicUsize,
     relaunched: AtomicUsize,
+    launched: AtomicUsize,
 }
 
 /// One transport's launches.
@@ -121,6 +122,16 @@ impl Health {
     /// Why launching over `transport` stopped, if it did.
     pub fn never_started(&self, transport: Transport) -> Option<NeverStarted> {
         self.record(transport, |r| r.never_started.clone())
+    }
+
+    /// A gateway was launched.
+    pub fn launched(&self) {
+        self.launched.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Gateways launched in the run.
+    pub fn launches(&self) -> usize {
+        self.launched.load(Ordering::Relaxed)
     }
 
     /// A launch that stayed silent through its window was made again.

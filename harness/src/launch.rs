@@ -581,10 +581,17 @@ impl Gateway {
         self.child.try_wait().ok().flatten()
     }
 
-    /// What the gateway has written to stderr so far.
+    /// What the gateway has written to stderr so far (since
+    /// [`Self::forget_stderr`]).
     pub fn stderr(&self) -> String {
         let buf = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         String::from_utf8_lossy(&buf).into_owned()
+    }
+
+    /// Drops what the gateway wrote to stderr so far: it serves another
+    /// scenario now, whose report shows only its own part.
+    pub fn forget_stderr(&mut self) {
+        std::mem::take(&mut *self.stderr.lock().unwrap_or_else(|e| e.into_inner()));
     }
 
     /// Why the gateway is taken not to have come up, with its stderr and how

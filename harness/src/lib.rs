@@ -11,10 +11,13 @@
 //!   never starts, `--max-failures`).
 //! - [`reference`](mod@reference): the reference gateway a run without `--gateway`
 //!   checks (built in the workspace, else beside the harness or on `PATH`).
+//! - `pool`: gateways kept running from one scenario to the next with the
+//!   same document (`--isolate` turns it off).
 //! - `placement`: where a scenario wants the credential
 //!   (`HOSTED_MCP_CREDENTIAL_IN`).
 //! - `world`: one `world::GatewayWorld` per scenario, with its own mock
-//!   upstream, its document, and the gateway launched lazily from it.
+//!   upstream, its document, and the gateway launched lazily from it;
+//!   `folder`: the scenario's folder its document is written to.
 //! - `client`: MCP sessions through rmcp, in either protocol era;
 //!   `raw`: hand-made JSON-RPC over HTTP for exact protocol checks.
 //! - `steps`: the step definitions, one file per section of the rules;
@@ -34,6 +37,7 @@
 
 pub mod catalogue;
 mod client;
+mod folder;
 mod health;
 mod interrupt;
 mod json;
@@ -43,6 +47,7 @@ mod leftovers;
 pub mod listing;
 mod naming;
 mod placement;
+mod pool;
 mod raw;
 pub mod reference;
 pub mod report;

@@ -186,6 +186,14 @@ struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_failures: Option<u64>,
 
+    /// Launch a gateway for every scenario. By default a gateway that served
+    /// a scenario that passed is kept for the next one with the same
+    /// document, credential and placement, with a fresh MCP session and a
+    /// reset mock upstream; scenarios about starting or stopping, over stdio,
+    /// or after a failure always launch their own.
+    #[arg(long)]
+    isolate: bool,
+
     /// Print every step of every scenario as it runs, not just progress and
     /// what failed.
     #[arg(long, short)]
@@ -399,6 +407,7 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
         scenarios,
         keep: args.keep,
         rerun,
+        isolate: args.isolate,
     };
     run(options).await.map_err(failure)
 }

@@ -28,6 +28,7 @@ use crate::{
     kit,
     launch::{Launcher, Target, Transport},
     leftovers, placement,
+    pool::Pool,
     report::{
         recorder::{LeftBehind, Origin},
         Elsewhere, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport, Shard, Status,
@@ -67,6 +68,9 @@ pub struct Options {
     pub keep: Option<PathBuf>,
     /// The command that reruns a scenario of this run, but for its place.
     pub rerun: String,
+    /// One launch per scenario: no gateway is kept for the next (see
+    /// [`crate::pool`]).
+    pub isolate: bool,
 }
 
 /// Where to write reports besides the terminal.
@@ -215,6 +219,8 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
     let recorder = recorder.assert_normalized();
     let default_transport = options.transport;
     let scenario_health = Arc::clone(&health);
+    let pool = (!options.isolate).then(|| Arc::new(Pool::default()));
+    let scenario_pool = pool.clone();
     let suite = GatewayWorld::cucumber()
         .max_concurrent_scenarios(options.concurrency)
         .before(move |feature, _, scenario, world| {
@@ -222,6 +228,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             world.configure(
                 Arc::clone(&launcher),
                 Arc::clone(&scenario_health),
+                scenario_pool.clone(),
                 Transport::of_tags(tags(), default_transport),
                 !tags().any(|tag| tag == placement::FROM_DOCUMENT_TAG),
                 // Scenarios that judge names and their order find no tool by operation.
@@ -230,11 +237,17 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             async {}.boxed_local()
         })
         .after(move |feature, _, scenario, finished, world| {
-            if let Some(world) = world {
+            let passed = matches!(finished, event::ScenarioFinished::StepPassed);
+            let Some(world) = world else {
+                return async {}.boxed_local();
+            };
+            let into = keep_root.join(kept_name(feature, scenario));
+            let after_scenario = after_scenario.clone();
+            async move {
+                world.hand_back(passed).await;
                 world.teardown();
-                let passed = matches!(finished, event::ScenarioFinished::StepPassed);
                 let kept = (keep_all || !passed)
-                    .then(|| world.keep_files(&keep_root.join(kept_name(feature, scenario))))
+                    .then(|| world.keep_files(&into))
                     .and_then(|kept| {
                         kept.unwrap_or_else(|error| {
                             eprintln!("hosted-mcp-conformance: {error:#}");
@@ -250,7 +263,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                     },
                 );
             }
-            async {}.boxed_local()
+            .boxed_local()
         })
         .with_writer(recorder)
         .with_cli(cli::Opts::<_, _, _, cli::Empty>::default())
@@ -263,6 +276,9 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         stop = signals.received() => Some(stop),
     };
     // The run's future is gone: what it launched and created goes with it.
+    if let Some(pool) = &pool {
+        pool.clear();
+    }
     leftovers::remove_all();
     let mut summary = so_far.snapshot();
     if let Some(stop) = stopped {
@@ -287,6 +303,8 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             .drain(..),
     );
     summary.relaunched = health.relaunches();
+    summary.launches = health.launches();
+    summary.reused = pool.as_ref().map_or(0, |pool| pool.reuses());
     if stopped.is_none() {
         without_start(&mut summary, probe_launcher, &health).await?;
     }

@@ -2,13 +2,11 @@
 //! launched from it at the first step that needs it.
 
 use std::{
+    cell::Cell,
     collections::{BTreeSet, HashMap},
     fmt,
-    path::{Component, Path, PathBuf},
-    sync::{
-        atomic::{AtomicU64, Ordering},
-        Arc,
-    },
+    path::{Path, PathBuf},
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -20,9 +18,11 @@ use wiremock::{matchers::any, Mock, ResponseTemplate};
 
 use crate::{
     client::{CallOutcome, Era, HandshakeTimedOut, McpClient},
+    folder::{inside_scenario, ScenarioDir},
     health::{Health, Refusal},
     launch::{Gateway, Invocation, Launch, Launcher, StartFailure, Transport},
-    leftovers, naming, placement,
+    naming, placement,
+    pool::{KeptGateway, LaunchKey, Pool, Wanted},
     raw::RawHttp,
 };
 
@@ -43,12 +43,36 @@ pub const UNSTUBBED_ANSWER: &str = "ok";
 /// documents that point somewhere the harness can watch).
 pub const BASE_URL_PLACEHOLDER: &str = "{{base_url}}";
 
+mod kept;
+
 /// The state of one scenario. Everything it started (gateway process, MCP
 /// session, temp files, upstream) ends when it is torn down or dropped.
 #[derive(cucumber::World)]
 #[world(init = Self::new)]
 pub struct GatewayWorld {
-    upstream: Upstream,
+    /// `None` only once handed back to the pool with its gateway.
+    upstream: Option<Upstream>,
+    /// Whether a step has used the upstream: then it is not swapped for a
+    /// kept gateway's, which has none of that step's set-up.
+    upstream_used: Cell<bool>,
+    /// Gateways kept between scenarios; `None` with `--isolate`.
+    pool: Option<Arc<Pool>>,
+    /// A kept gateway taken for this scenario, used at its launch if it still
+    /// fits (see [`crate::pool`]).
+    kept: Option<KeptGateway>,
+    /// What this scenario told the pool it wants, until it is done.
+    wanted: Option<Wanted>,
+    /// What the running gateway was launched with.
+    launched_key: Option<LaunchKey>,
+    /// How many scenarios the running gateway served before this one.
+    served_before: usize,
+    /// Set where the scenario stops or restarts its gateway itself: it is
+    /// not kept for another.
+    own_launches: bool,
+    /// The folder of a gateway handed back to the pool, for `--keep`.
+    handed_back_dir: Option<PathBuf>,
+    /// What every request no stub matches is answered with, if a step said.
+    fallback_status: Option<u16>,
     launcher: Option<Arc<Launcher>>,
     /// The run's launch record: whether another launch is worth making.
     health: Option<Arc<Health>>,
@@ -153,7 +177,7 @@ impl fmt::Debug for GatewayWorld {
         f.debug_struct("GatewayWorld")
             .field("transport", &self.transport)
             .field("era", &self.era)
-            .field("upstream", &self.upstream.base_url())
+            .field("upstream", &self.upstream.as_ref().map(Upstream::base_url))
             .field("last_call", &self.last_call)
             .field(
                 "gateway_stderr",
@@ -168,17 +192,18 @@ impl GatewayWorld {
         let upstream = Upstream::start()
             .await
             .context("cannot start the mock upstream")?;
-        // What a scenario does not stub is answered as a real API would, with
-        // a plain 200: a scenario about the request then sees no error it did
-        // not ask for, and the error codes recorded per scenario are the ones
-        // its rule is about.
-        Mock::given(any())
-            .respond_with(ResponseTemplate::new(200).set_body_string(UNSTUBBED_ANSWER))
-            .with_priority(u8::MAX)
-            .mount(upstream.stubs())
-            .await;
+        answer_unstubbed(&upstream).await;
         Ok(Self {
-            upstream,
+            upstream: Some(upstream),
+            upstream_used: Cell::new(false),
+            pool: None,
+            kept: None,
+            wanted: None,
+            launched_key: None,
+            served_before: 0,
+            own_launches: false,
+            handed_back_dir: None,
+            fallback_status: None,
             launcher: None,
             health: None,
             slot: None,
@@ -219,10 +244,12 @@ impl GatewayWorld {
         &mut self,
         launcher: Arc<Launcher>,
         health: Arc<Health>,
+        pool: Option<Arc<Pool>>,
         transport: Transport,
         hint_credential: bool,
         resolve_names: bool,
     ) {
+        self.pool = pool;
         self.launcher = Some(launcher);
         self.health = Some(health);
         self.transport = transport;
@@ -251,10 +278,16 @@ impl GatewayWorld {
     /// files beside it) to `into`, so it outlives the run: where it was, and
     /// where it is now; `None` when the scenario launched nothing.
     pub(crate) fn keep_files(&mut self, into: &Path) -> anyhow::Result<Option<(PathBuf, PathBuf)>> {
+        if let Some(shared) = self.handed_back_dir.take() {
+            crate::folder::copy_tree(&shared, into).with_context(|| {
+                format!("cannot copy the scenario's files to {}", into.display())
+            })?;
+            return Ok(Some((shared, into.to_path_buf())));
+        }
         let Some(dir) = self.finished_dir.take().or_else(|| self.dir.take()) else {
             return Ok(None);
         };
-        let was = dir.path.clone();
+        let was = dir.path().to_path_buf();
         dir.move_to(into).map(|now| Some((was, now)))
     }
 
@@ -301,10 +334,15 @@ impl GatewayWorld {
             stderr,
             upstream: self
                 .upstream
-                .requests()
-                .iter()
-                .map(ToString::to_string)
-                .collect(),
+                .as_ref()
+                .map(|upstream| {
+                    upstream
+                        .requests()
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
         }
     }
 
@@ -331,13 +369,27 @@ impl GatewayWorld {
 
     /// Stops the gateway and launches it again on the same document.
     pub async fn restart(&mut self) -> anyhow::Result<()> {
+        self.own_launches = true;
         self.teardown();
         self.start().await
     }
 
     /// This scenario's mock upstream.
     pub fn upstream(&self) -> &Upstream {
-        &self.upstream
+        self.upstream_used.set(true);
+        self.upstream
+            .as_ref()
+            .expect("the upstream is handed back only after the scenario")
+    }
+
+    /// Answers every request no stub matches with `status` (below every
+    /// stub of a step). Kept by the world, not only mounted, so that it
+    /// holds on a kept gateway's upstream too when set before the document.
+    pub async fn answer_every_request_with(&mut self, status: u16) {
+        self.fallback_status = Some(status);
+        if let Some(upstream) = &self.upstream {
+            answer_every_request(upstream, status).await;
+        }
     }
 
     /// The transport this scenario speaks.
@@ -347,9 +399,10 @@ impl GatewayWorld {
 
     /// Sets the OpenAPI document (JSON or YAML text). `{{base_url}}` in it
     /// becomes the mock upstream's base URL.
-    pub fn set_document(&mut self, text: &str) -> anyhow::Result<()> {
+    pub async fn set_document(&mut self, text: &str) -> anyhow::Result<()> {
         self.before_launch("the document")?;
         self.document = Some(text.to_owned());
+        self.take_kept().await;
         Ok(())
     }
 
@@ -627,6 +680,7 @@ impl GatewayWorld {
     /// on its own, with a failure status, within the start-up time.
     pub async fn start_refused(&mut self) -> anyhow::Result<StartFailure> {
         self.exit_expected = true;
+        self.kept = None;
         let failure = match self.spawn().await? {
             Err(failure) if failure.status.is_some() => failure,
             Err(failure) => {
@@ -740,6 +794,17 @@ impl GatewayWorld {
             };
             let client = match client {
                 Ok(client) => client,
+                Err(error) if self.served_before > 0 => {
+                    // A kept gateway that cannot open another session is not
+                    // this scenario's verdict: it gets a launch of its own.
+                    self.running = None;
+                    self.served_before = 0;
+                    self.notes.push(format!(
+                        "the gateway kept from an earlier scenario could not open a new session \
+                         ({error:#}); one was launched for this scenario"
+                    ));
+                    continue;
+                }
                 Err(error) => {
                     // Launches that failed alike must read alike: one that
                     // is exiting is reported with its status and last words.
@@ -777,6 +842,10 @@ impl GatewayWorld {
 
     async fn launched(&mut self) -> anyhow::Result<()> {
         if self.running.is_none() {
+            if let Some(kept) = self.kept_that_fits() {
+                self.use_kept(kept);
+                return Ok(());
+            }
             let gateway = match self.spawn().await? {
                 Ok(gateway) => gateway,
                 Err(failure) => {
@@ -803,7 +872,7 @@ impl GatewayWorld {
             .document
             .as_deref()
             .context("the scenario gave no OpenAPI document")?
-            .replace(BASE_URL_PLACEHOLDER, &self.upstream.base_url());
+            .replace(BASE_URL_PLACEHOLDER, &self.base_url());
         let credential_in = self
             .hint_credential
             .then(|| placement::credential_in(&document));
@@ -824,7 +893,7 @@ impl GatewayWorld {
         } else {
             "yaml"
         };
-        let base_url = self.upstream.base_url();
+        let base_url = self.base_url();
         for (path, text) in &self.files {
             let text = text.replace(BASE_URL_PLACEHOLDER, &base_url);
             dir.write(path, &text)?;
@@ -850,10 +919,14 @@ impl GatewayWorld {
             self.refused = Some(refusal.clone());
             return Err(refusal.into());
         }
+        self.launched_key = Some(self.launch_key());
+        self.served_before = 0;
+        self.count_launch();
         let mut started =
             Gateway::start(template, self.transport, launch, self.start_timeout()).await;
         if started.as_ref().is_err_and(|f| f.timed_out) && self.may_relaunch() {
             self.relaunch("did not accept TCP connections");
+            self.count_launch();
             started = Gateway::start(template, self.transport, launch, self.start_timeout()).await;
         }
         self.launched_as = Some(match &started {
@@ -875,15 +948,29 @@ impl GatewayWorld {
         transport: Transport,
     ) -> anyhow::Result<Option<StartFailure>> {
         let mut world = Self::new().await?;
-        world.configure(launcher, health, transport, true, true);
+        world.configure(launcher, health, None, transport, true, true);
         world.probe = true;
-        world.set_document(PROBE_DOCUMENT)?;
+        world.set_document(PROBE_DOCUMENT).await?;
         let failure = match world.start().await {
             Ok(()) => None,
             Err(error) => Some(world.launch_failure.take().ok_or(error)?),
         };
         world.teardown();
         Ok(failure)
+    }
+
+    /// The upstream's base URL, as the gateway is given it.
+    fn base_url(&self) -> String {
+        self.upstream
+            .as_ref()
+            .map(Upstream::base_url)
+            .unwrap_or_default()
+    }
+
+    fn count_launch(&self) {
+        if let Some(health) = &self.health {
+            health.launched();
+        }
     }
 
     /// A gateway that was to come up has.
@@ -915,68 +1002,6 @@ paths:
       responses: {"200": {description: ok}}
 "#;
 
-/// A fresh directory for one scenario's files, removed with it.
-struct ScenarioDir {
-    path: PathBuf,
-}
-
-impl ScenarioDir {
-    fn create() -> anyhow::Result<Self> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "hosted-mcp-conformance-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        leftovers::folder_created(&path);
-        std::fs::create_dir_all(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-        Ok(Self { path })
-    }
-}
-
-impl ScenarioDir {
-    /// Moves the folder to `into` (created with its parents; a copy where a
-    /// rename cannot cross file systems), where nothing removes it.
-    fn move_to(self, into: &Path) -> anyhow::Result<PathBuf> {
-        if let Some(parent) = into.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create {}", parent.display()))?;
-        }
-        if std::fs::rename(&self.path, into).is_err() {
-            copy_tree(&self.path, into).with_context(|| {
-                format!("cannot copy the scenario's files to {}", into.display())
-            })?;
-        }
-        Ok(into.to_path_buf())
-    }
-
-    /// Writes `text` at `path` (relative), with the folders it needs.
-    fn write(&self, path: &Path, text: &str) -> anyhow::Result<PathBuf> {
-        let path = self.path.join(path);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create {}", parent.display()))?;
-        }
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(path)
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_tree(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), target)?;
-        }
-    }
-    Ok(())
-}
-
 /// Characters of a call's arguments or answer shown in a report.
 const CALL_SHOWN: usize = 2000;
 
@@ -993,50 +1018,24 @@ fn clip_chars(text: &str, keep: usize) -> String {
     }
 }
 
-/// `path` taken from `folder`, both relative to a scenario's folder, with
-/// `.` and `..` resolved; an error when it is absolute or leaves that folder.
-fn inside_scenario(folder: &Path, path: &str) -> anyhow::Result<PathBuf> {
-    let mut inside = folder.to_path_buf();
-    for component in Path::new(path).components() {
-        match component {
-            Component::Normal(part) => inside.push(part),
-            Component::CurDir => {}
-            Component::ParentDir if inside.pop() => {}
-            _ => bail!("the path {path:?} must be relative and stay in the scenario's folder"),
-        }
-    }
-    if inside.as_os_str().is_empty() {
-        bail!("the path {path:?} names no file");
-    }
-    Ok(inside)
+/// What a scenario does not stub is answered as a real API would, with a
+/// plain 200: a scenario about the request then sees no error it did not ask
+/// for, and the error codes recorded per scenario are the ones its rule is
+/// about.
+async fn answer_unstubbed(upstream: &Upstream) {
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(200).set_body_string(UNSTUBBED_ANSWER))
+        .with_priority(u8::MAX)
+        .mount(upstream.stubs())
+        .await;
 }
 
-impl Drop for ScenarioDir {
-    fn drop(&mut self) {
-        leftovers::remove_folder(&self.path);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::{Path, PathBuf};
-
-    use super::inside_scenario;
-
-    #[test]
-    fn scenario_files_stay_in_the_scenario_folder() {
-        let api = Path::new("api");
-        assert_eq!(
-            inside_scenario(api, "schemas/./Pet.yaml").ok(),
-            Some(PathBuf::from("api/schemas/Pet.yaml"))
-        );
-        assert_eq!(
-            inside_scenario(api, "../secret.yaml").ok(),
-            Some(PathBuf::from("secret.yaml"))
-        );
-        assert!(inside_scenario(api, "../../secret.yaml").is_err());
-        assert!(inside_scenario(api, "/etc/passwd").is_err());
-        assert!(inside_scenario(Path::new(""), "..").is_err());
-        assert!(inside_scenario(api, "..").is_err());
-    }
+/// The fallback of [`GatewayWorld::answer_every_request_with`]: below any
+/// other stub, above the world's own answer to what no step stubbed.
+async fn answer_every_request(upstream: &Upstream, status: u16) {
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(status).set_body_string("upstream says no"))
+        .with_priority(u8::MAX - 1)
+        .mount(upstream.stubs())
+        .await;
 }

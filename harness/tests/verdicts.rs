@@ -327,7 +327,8 @@ fn a_slow_starting_gateway_passes_at_the_defaults() {
 /// A busy machine can starve one launch of a gateway that starts fine: a
 /// launch that stays silent through its window, of a gateway seen to come
 /// up in the run, is made once more with twice the window, and counted.
-/// Here the second launch sleeps past the window, the rest start at once.
+/// Here the second launch sleeps past the window, the rest start at once
+/// (`--isolate`: a kept gateway would make the second launch unneeded).
 #[test]
 fn a_launch_starved_once_is_made_again_and_counted() {
     let folder = scratch("starved-once");
@@ -349,6 +350,7 @@ fn a_launch_starved_once_is_made_again_and_counted() {
             "1",
             "--start-timeout",
             "2",
+            "--isolate",
         ],
     );
     assert_eq!(run.code, 0, "{}", run.stdout);

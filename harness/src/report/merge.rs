@@ -31,6 +31,8 @@ impl Summary {
             merged.problems.extend(part.problems);
             merged.never_started.extend(part.never_started);
             merged.relaunched += part.relaunched;
+            merged.launches += part.launches;
+            merged.reused += part.reused;
             // The merged run started with its first part.
             merged.started = merged.started.into_iter().chain(part.started).min();
             for entry in part.expected_failures {

@@ -276,6 +276,12 @@ pub struct Summary {
     /// that had come up before in the run, and were made once more.
     #[serde(default)]
     pub relaunched: usize,
+    /// Gateways launched in the run.
+    #[serde(default)]
+    pub launches: usize,
+    /// Scenarios served by a gateway launched for an earlier scenario.
+    #[serde(default)]
+    pub reused: usize,
     /// When the run started (RFC 3339, local time with its offset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started: Option<String>,
@@ -381,6 +387,8 @@ impl Summary {
             expected_failures: Vec::new(),
             never_started: Vec::new(),
             relaunched: 0,
+            launches: 0,
+            reused: 0,
             started: Some(chrono::Local::now().fixed_offset().to_rfc3339()),
         }
     }

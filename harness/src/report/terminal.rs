@@ -300,6 +300,16 @@ impl Summary {
                 self.relaunched
             );
         }
+        if self.launches > 0 {
+            let _ = writeln!(
+                out,
+                "\n{} gateway launch(es) for {} scenario(s); {} served by a gateway kept from an \
+                 earlier scenario with the same document (--isolate: one launch per scenario)",
+                self.launches,
+                self.scenarios.len(),
+                self.reused
+            );
+        }
         out.push_str(&self.section_table(style));
         let verdict = self.verdict();
         let _ = writeln!(out, "\n{}", self.kit.describe());

@@ -13,7 +13,7 @@ use crate::{client::CallOutcome, kit, world::GatewayWorld};
 
 #[given("the OpenAPI document:")]
 async fn the_document(world: &mut GatewayWorld, step: &Step) -> StepResult {
-    world.set_document(doc_string(step)?)?;
+    world.set_document(doc_string(step)?).await?;
     Ok(())
 }
 
@@ -24,7 +24,7 @@ async fn fixture_document(world: &mut GatewayWorld, name: String) -> StepResult 
     };
     let text = std::str::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("the fixture {name:?} is not UTF-8"))?;
-    world.set_document(text)?;
+    world.set_document(text).await?;
     Ok(())
 }
 
@@ -41,7 +41,7 @@ async fn generated_document(world: &mut GatewayWorld, count: usize, length: usiz
              description: {description}\n      responses: {{\"200\": {{description: ok}}}}\n"
         ));
     }
-    world.set_document(&text)?;
+    world.set_document(&text).await?;
     Ok(())
 }
 

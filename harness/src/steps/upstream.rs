@@ -8,7 +8,7 @@ use std::time::Duration;
 use cucumber::{gherkin::Step, given};
 use mock_upstream::Behaviour;
 use wiremock::{
-    matchers::{any, method, path},
+    matchers::{method, path},
     Mock, ResponseTemplate,
 };
 
@@ -350,13 +350,7 @@ async fn credential_across_cut(
 /// A fallback: stubs of particular requests, mounted before or after, win.
 #[given(expr = "the upstream answers every request with status {int}")]
 async fn upstream_status(world: &mut GatewayWorld, status: u16) -> StepResult {
-    Mock::given(any())
-        .respond_with(ResponseTemplate::new(status).set_body_string("upstream says no"))
-        // Below any other stub, above the world's own answer to what no
-        // step stubbed (`u8::MAX`).
-        .with_priority(u8::MAX - 1)
-        .mount(world.upstream().stubs())
-        .await;
+    world.answer_every_request_with(status).await;
     Ok(())
 }
 

@@ -1,0 +1,224 @@
+//! Gateways kept running from one scenario to the next that launches the
+//! same one.
+//!
+//! Most scenarios need nothing but a gateway started on their document, with
+//! their credential where they want it. Launching one per scenario makes a
+//! slow gateway's start-up the cost of the whole run (a Python gateway spends
+//! most of a run starting). So a scenario that passed hands its gateway back
+//! here, together with the mock upstream its base URL points at, reset; the
+//! next scenario that sets the same document takes both and opens a fresh
+//! MCP session. `--isolate` keeps one launch per scenario.
+//!
+//! Kept are only HTTP gateways (over stdio the session is the process), and
+//! only after a scenario that passed, left its gateway running, and did not
+//! put starting or stopping under test: a failure is judged, and reproduced,
+//! on a gateway launched for its own scenario the next time round.
+
+use std::{
+    collections::VecDeque,
+    path::PathBuf,
+    pin::pin,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Mutex, MutexGuard,
+    },
+    time::Duration,
+};
+
+use mock_upstream::Upstream;
+use tokio::sync::Notify;
+
+use crate::{folder::ScenarioDir, launch::Gateway};
+
+/// Idle gateways kept at most; the one idle longest goes first.
+const CAPACITY: usize = 16;
+
+/// What a scenario asks of its launch, known once its document is set.
+/// Scenarios that ask the same can be served by the same gateway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wanted {
+    /// The document as the scenario wrote it, before `{{base_url}}` is filled.
+    pub document: String,
+    pub files: Vec<(PathBuf, String)>,
+    pub folder: PathBuf,
+    pub credential: String,
+    /// Whether the gateway is told where the credential goes.
+    pub hint_credential: bool,
+}
+
+/// What a launch was made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchKey {
+    pub wanted: Wanted,
+    /// The upstream's base URL the gateway was given (its base path too).
+    pub base_url: String,
+}
+
+/// A gateway that served a scenario, with the upstream it calls.
+#[derive(Debug)]
+pub struct Kept {
+    pub upstream: Upstream,
+    pub gateway: KeptGateway,
+}
+
+/// The gateway of a [`Kept`], until a scenario uses it.
+#[derive(Debug)]
+pub struct KeptGateway {
+    pub key: LaunchKey,
+    pub gateway: Gateway,
+    /// The folder its document was written to.
+    pub dir: ScenarioDir,
+    /// How many scenarios it served so far.
+    pub served: usize,
+}
+
+/// The gateways of a run kept between scenarios, and who is using which.
+#[derive(Debug, Default)]
+pub struct Pool {
+    state: Mutex<State>,
+    /// Told whenever a scenario is done with what it wanted.
+    released: Notify,
+    reused: AtomicUsize,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    idle: VecDeque<Kept>,
+    /// What the scenarios under way wanted.
+    busy: Vec<Wanted>,
+}
+
+impl Pool {
+    /// A kept gateway for `wanted`, taken out of the pool. While a scenario
+    /// under way wants the same, its gateway is waited for (for up to
+    /// `patience`): scenarios of one document, run at once, would otherwise
+    /// each launch one. `None`: launch one. Either way the caller wants
+    /// `wanted` until it calls [`Self::release`].
+    pub async fn take(&self, wanted: &Wanted, patience: Duration) -> Option<Kept> {
+        let waited = tokio::time::timeout(patience, async {
+            loop {
+                let released = pin!(self.released.notified());
+                let mut released = released;
+                released.as_mut().enable();
+                {
+                    let mut state = self.state();
+                    let found = state
+                        .idle
+                        .iter()
+                        .rposition(|kept| kept.gateway.key.wanted == *wanted);
+                    if let Some(at) = found {
+                        state.busy.push(wanted.clone());
+                        return state.idle.remove(at);
+                    }
+                    if !state.busy.contains(wanted) {
+                        state.busy.push(wanted.clone());
+                        return None;
+                    }
+                }
+                released.await;
+            }
+        })
+        .await;
+        waited.unwrap_or_else(|_| {
+            self.state().busy.push(wanted.clone());
+            None
+        })
+    }
+
+    /// A scenario is done with `wanted`; those waiting for it look again.
+    pub fn release(&self, wanted: &Wanted) {
+        let mut state = self.state();
+        if let Some(at) = state.busy.iter().position(|busy| busy == wanted) {
+            state.busy.swap_remove(at);
+        }
+        drop(state);
+        self.released.notify_waiters();
+    }
+
+    /// Counts a scenario served by a gateway launched for an earlier one.
+    pub fn reused(&self) {
+        self.reused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Scenarios served by a gateway launched for an earlier one.
+    pub fn reuses(&self) -> usize {
+        self.reused.load(Ordering::Relaxed)
+    }
+
+    /// Takes back a gateway that served a scenario, its upstream already
+    /// reset; the gateway idle longest is stopped when too many are kept.
+    pub fn give_back(&self, mut kept: Kept) {
+        kept.gateway.gateway.forget_stderr();
+        kept.gateway.served += 1;
+        let mut state = self.state();
+        state.idle.push_back(kept);
+        while state.idle.len() > CAPACITY {
+            state.idle.pop_front();
+        }
+    }
+
+    /// Stops every idle gateway (at the end of the run).
+    pub fn clear(&self) {
+        self.state().idle.clear();
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{sync::Arc, time::Duration};
+
+    use super::{Pool, Wanted};
+
+    fn wanted(document: &str) -> Wanted {
+        Wanted {
+            document: document.to_owned(),
+            files: Vec::new(),
+            folder: Default::default(),
+            credential: "c".to_owned(),
+            hint_credential: true,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_scenario_waits_for_the_one_under_way_with_the_same_document() {
+        let pool = Arc::new(Pool::default());
+        let patience = Duration::from_secs(30);
+        assert!(pool.take(&wanted("a"), patience).await.is_none());
+        // Another document launches at once.
+        let other = wanted("b");
+        let other = tokio::time::timeout(Duration::from_secs(1), pool.take(&other, patience));
+        assert!(matches!(other.await, Ok(None)));
+
+        let waiting = tokio::spawn({
+            let pool = Arc::clone(&pool);
+            async move { pool.take(&wanted("a"), patience).await.is_none() }
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!waiting.is_finished(), "it waits while \"a\" is under way");
+        // Done without a gateway to keep (it failed): the waiter launches.
+        pool.release(&wanted("a"));
+        let launches = tokio::time::timeout(Duration::from_secs(1), waiting).await;
+        assert!(matches!(launches, Ok(Ok(true))));
+    }
+
+    #[tokio::test]
+    async fn waiting_ends_after_the_patience() {
+        let pool = Pool::default();
+        assert!(pool.take(&wanted("a"), Duration::ZERO).await.is_none());
+        let started = tokio::time::Instant::now();
+        assert!(pool
+            .take(&wanted("a"), Duration::from_millis(50))
+            .await
+            .is_none());
+        assert!(started.elapsed() >= Duration::from_millis(50));
+        // Both count as under way until each is released.
+        pool.release(&wanted("a"));
+        assert_eq!(pool.state().busy.len(), 1);
+        pool.release(&wanted("a"));
+        assert!(pool.state().busy.is_empty());
+    }
+}
