@@ -263,16 +263,17 @@ fn run_harness(
     features: &str,
     broken: Option<&str>,
 ) -> Run {
-    run_harness_tagged(name, launch, transport, features, broken, None)
+    run_harness_with(name, launch, transport, features, broken, &[])
 }
 
-fn run_harness_tagged(
+/// [`run_harness`] with more of the harness's options (`--tags`, `--isolate`).
+fn run_harness_with(
     name: &str,
     launch: Launch,
     transport: &str,
     features: &str,
     broken: Option<&str>,
-    tags: Option<&str>,
+    options: &[&str],
 ) -> Run {
     let template = template(launch, transport);
     let _slots = Slots::take(match launch {
@@ -290,9 +291,7 @@ fn run_harness_tagged(
         .arg(&json)
         .env_remove("EXAMPLE_GATEWAY_BREAK")
         .env_remove("EXAMPLE_GATEWAY_FORKSERVER");
-    if let Some(tags) = tags {
-        command.args(["--tags", tags]);
-    }
+    command.args(options);
     if let Some(rule) = broken {
         command.env("EXAMPLE_GATEWAY_BREAK", rule);
     }
@@ -519,6 +518,87 @@ fn the_python_gateway_passes_over_http_and_each_variant_fails_its_rule_only() {
     );
 }
 
+/// Each scenario's outcome in a report, by place and transport.
+fn outcomes(report: &Value) -> BTreeMap<String, String> {
+    report["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|scenario| {
+            (
+                format!(
+                    "{}:{} {} ({})",
+                    scenario["file"].as_str().unwrap_or("?"),
+                    scenario["line"],
+                    scenario["name"].as_str().unwrap_or("?"),
+                    scenario["transport"].as_str().unwrap_or("?"),
+                ),
+                scenario["status"].as_str().unwrap_or("?").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// The verdicts do not depend on whether gateways are kept between
+/// scenarios (`--isolate` or not): under variants that break a rule of
+/// sessions, answers, masking and checking (whose scenarios set up the
+/// upstream before their document), each scenario has the same outcome both
+/// ways, and the default run did keep gateways. The whole suite and every
+/// variant run with gateways kept, in the test above.
+#[test]
+fn keeping_gateways_between_scenarios_changes_no_verdict() {
+    let fork = ForkServer::new("modes");
+    let mut wrong = Vec::new();
+    for (key, tags) in [
+        ("TC-PROTO-006", None),
+        ("TC-ANS-007", None),
+        ("TC-MASK-003", None),
+        ("TC-CHECK-015", Some("@TC-CHECK-015 or @TC-CHECK-001")),
+    ] {
+        let section = features(section_of(rule_of(key)));
+        let narrowed: Vec<&str> = tags.into_iter().flat_map(|t| ["--tags", t]).collect();
+        let [kept, isolated] = [&[][..], &["--isolate"][..]].map(|mode| {
+            let options = [narrowed.as_slice(), mode].concat();
+            let name = format!(
+                "modes-{key}-{}",
+                if mode.is_empty() { "kept" } else { "isolated" }
+            );
+            let run = run_harness_with(
+                &name,
+                Launch::Fork(&fork),
+                "http",
+                &section,
+                Some(key),
+                &options,
+            );
+            (
+                run.report["reused"].as_u64().unwrap_or(0),
+                outcomes(&run.report),
+            )
+        });
+        assert!(
+            kept.0 > 0,
+            "{key}: no gateway was kept, so nothing was compared"
+        );
+        assert_eq!(isolated.0, 0, "{key}: --isolate kept a gateway");
+        let differ: Vec<String> = kept
+            .1
+            .iter()
+            .filter(|(place, status)| isolated.1.get(*place) != Some(*status))
+            .map(|(place, status)| {
+                format!(
+                    "  {place}: {status} kept, {:?} isolated",
+                    isolated.1.get(place)
+                )
+            })
+            .collect();
+        if !differ.is_empty() || kept.1.len() != isolated.1.len() {
+            wrong.push(format!("variant {key}:\n{}", differ.join("\n")));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 /// The longest scenario of each section in `report` (seconds), which bounds
 /// how long a run of that section takes.
 fn slowest_scenario_per_section(report: &Value) -> BTreeMap<String, f64> {
@@ -546,13 +626,13 @@ fn judge_others(fork: &ForkServer, key: &str, variant: &Variant) -> Option<Strin
         return None;
     }
     let tags: Vec<String> = variant.also.keys().map(|id| format!("@{id}")).collect();
-    let run = run_harness_tagged(
+    let run = run_harness_with(
         &format!("break-{key}-others"),
         Launch::Fork(fork),
         "http",
         &workspace().join("features").display().to_string(),
         Some(key),
-        Some(&tags.join(" or ")),
+        &["--tags", &tags.join(" or ")],
     );
     let wrong: Vec<String> = variant
         .also
