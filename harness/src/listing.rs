@@ -491,6 +491,11 @@ fn block(lines: &[&str], starts: &[usize], line: usize) -> String {
 }
 
 fn feature_files(folder: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    // `--features` may name one file.
+    if folder.is_file() {
+        files.push(folder.to_path_buf());
+        return Ok(());
+    }
     let entries = std::fs::read_dir(folder)
         .with_context(|| format!("cannot read the features in {}", folder.display()))?;
     for entry in entries {

@@ -17,10 +17,15 @@ pub struct Suite {
 }
 
 impl Suite {
-    /// Every `.feature` file under `folder`, as cucumber reads them.
+    /// Every `.feature` file under `folder` (or the one file it names, as
+    /// `--features` may), as cucumber reads them.
     pub fn read(folder: &Path) -> anyhow::Result<Self> {
         let mut suite = Self::default();
-        suite.read_folder(folder)?;
+        if folder.is_file() {
+            suite.read_file(folder)?;
+        } else {
+            suite.read_folder(folder)?;
+        }
         Ok(suite)
     }
 
@@ -35,13 +40,18 @@ impl Suite {
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("feature"))
             {
-                let feature = gherkin::Feature::parse_path(&path, gherkin::GherkinEnv::default())
-                    .map_err(anyhow::Error::from)
-                    .and_then(|f| Ok(f.expand_examples()?))
-                    .with_context(|| format!("cannot read {}", path.display()))?;
-                self.add(&feature);
+                self.read_file(&path)?;
             }
         }
+        Ok(())
+    }
+
+    fn read_file(&mut self, path: &Path) -> anyhow::Result<()> {
+        let feature = gherkin::Feature::parse_path(path, gherkin::GherkinEnv::default())
+            .map_err(anyhow::Error::from)
+            .and_then(|f| Ok(f.expand_examples()?))
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        self.add(&feature);
         Ok(())
     }
 

@@ -224,3 +224,27 @@ fn a_tag_expression_matching_nothing_refuses_the_run() {
         stderr(&output)
     );
 }
+
+/// `--features` may name one file; `--tags` is checked against that file.
+#[test]
+fn tags_are_checked_against_a_single_feature_file() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../features/hints.feature");
+    let list = listing(&["--features", file, "--tags", "@TC-HINT-001"]);
+    assert!(list.to_string().contains("TC-HINT-001"), "{list}");
+    assert!(!list.to_string().contains("TC-NAME-001"), "{list}");
+
+    let output = harness(&[
+        "--gateway",
+        "false {openapi} {base_url} {port}",
+        "--features",
+        file,
+        "--tags",
+        "@TC-NAME-001",
+    ]);
+    assert_eq!(output.status.code(), Some(USAGE), "{}", stdout(&output));
+    assert!(
+        stderr(&output).contains("no scenario carries @TC-NAME-001"),
+        "{}",
+        stderr(&output)
+    );
+}
