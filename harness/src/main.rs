@@ -186,11 +186,11 @@ struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_failures: Option<u64>,
 
-    /// Launch a gateway for every scenario. By default a gateway that served
-    /// a scenario that passed is kept for the next one with the same
-    /// document, credential and placement, with a fresh MCP session and a
-    /// reset mock upstream; scenarios about starting or stopping, over stdio,
-    /// or after a failure always launch their own.
+    /// Launch a gateway for every scenario. By default an HTTP gateway that
+    /// served a scenario, and answered its every call, is kept for the next
+    /// one with the same document, credential and placement, with a fresh
+    /// MCP session and a reset mock upstream; scenarios about starting or
+    /// stopping, and stdio ones, always launch their own.
     #[arg(long)]
     isolate: bool,
 

@@ -4,15 +4,18 @@
 //! Most scenarios need nothing but a gateway started on their document, with
 //! their credential where they want it. Launching one per scenario makes a
 //! slow gateway's start-up the cost of the whole run (a Python gateway spends
-//! most of a run starting). So a scenario that passed hands its gateway back
-//! here, together with the mock upstream its base URL points at, reset; the
-//! next scenario that sets the same document takes both and opens a fresh
-//! MCP session. `--isolate` keeps one launch per scenario.
+//! most of a run starting). So a scenario hands its gateway back here,
+//! together with the mock upstream its base URL points at, reset; the next
+//! scenario that sets the same document takes both and opens a fresh MCP
+//! session. `--isolate` keeps one launch per scenario.
 //!
 //! Kept are only HTTP gateways (over stdio the session is the process), and
-//! only after a scenario that passed, left its gateway running, and did not
-//! put starting or stopping under test: a failure is judged, and reproduced,
-//! on a gateway launched for its own scenario the next time round.
+//! only after a scenario that left its gateway running with every tool call
+//! answered (one still at a call is not handed on), and did not put starting
+//! or stopping under test. A failure is kept too, as a verdict on a gateway
+//! that behaves the same whichever scenario it serves: that is what
+//! `--isolate` and the comparison of both modes check; its report says the
+//! gateway served earlier scenarios, and its rerun command launches one.
 
 use std::{
     collections::VecDeque,

@@ -244,7 +244,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             let into = keep_root.join(kept_name(feature, scenario));
             let after_scenario = after_scenario.clone();
             async move {
-                world.hand_back(passed).await;
+                world.hand_back().await;
                 world.teardown();
                 let kept = (keep_all || !passed)
                     .then(|| world.keep_files(&into))

@@ -73,6 +73,9 @@ pub struct GatewayWorld {
     handed_back_dir: Option<PathBuf>,
     /// What every request no stub matches is answered with, if a step said.
     fallback_status: Option<u16>,
+    /// A tool call went without an answer: the gateway may still be at it,
+    /// so it is not kept for another scenario.
+    unanswered: bool,
     launcher: Option<Arc<Launcher>>,
     /// The run's launch record: whether another launch is worth making.
     health: Option<Arc<Health>>,
@@ -204,6 +207,7 @@ impl GatewayWorld {
             own_launches: false,
             handed_back_dir: None,
             fallback_status: None,
+            unanswered: false,
             launcher: None,
             health: None,
             slot: None,
@@ -591,6 +595,7 @@ impl GatewayWorld {
         request: String,
         called: anyhow::Result<(CallOutcome, Option<String>)>,
     ) -> anyhow::Result<(CallOutcome, Option<String>)> {
+        self.unanswered |= called.is_err();
         let answer = match &called {
             Ok((outcome, _)) => clip_chars(&outcome.to_string(), CALL_SHOWN),
             Err(error) => format!(

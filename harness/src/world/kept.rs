@@ -79,13 +79,13 @@ impl GatewayWorld {
     }
 
     /// Hands the gateway and its upstream back to the pool after a scenario
-    /// that passed and left it running, unless the scenario launched or
-    /// stopped gateways as part of its rule (see [`crate::pool`]).
-    pub(crate) async fn hand_back(&mut self, passed: bool) {
+    /// that left it running with every call answered, unless the scenario
+    /// launched or stopped gateways as part of its rule (see [`crate::pool`]).
+    pub(crate) async fn hand_back(&mut self) {
         let Some(pool) = self.pool.clone() else {
             return;
         };
-        if let Some(kept) = self.keepable(passed).await {
+        if let Some(kept) = self.keepable().await {
             pool.give_back(kept);
         }
         if let Some(wanted) = self.wanted.take() {
@@ -95,8 +95,8 @@ impl GatewayWorld {
 
     /// The gateway and upstream to keep after the scenario, its upstream
     /// reset, if they may be kept.
-    async fn keepable(&mut self, passed: bool) -> Option<Kept> {
-        let may_keep = passed
+    async fn keepable(&mut self) -> Option<Kept> {
+        let may_keep = !self.unanswered
             && !self.own_launches
             && !self.start_under_test
             && !self.exit_expected
