@@ -71,6 +71,9 @@ pub struct GatewayWorld {
     own_launches: bool,
     /// The folder of a gateway handed back to the pool, for `--keep`.
     handed_back_dir: Option<PathBuf>,
+    /// What the upstream had received when it was handed back with its
+    /// gateway: the report may be written after that.
+    handed_back_requests: Vec<String>,
     /// What every request no stub matches is answered with, if a step said.
     fallback_status: Option<u16>,
     /// A tool call went without an answer: the gateway may still be at it,
@@ -206,6 +209,7 @@ impl GatewayWorld {
             served_before: 0,
             own_launches: false,
             handed_back_dir: None,
+            handed_back_requests: Vec::new(),
             fallback_status: None,
             unanswered: false,
             launcher: None,
@@ -339,14 +343,7 @@ impl GatewayWorld {
             upstream: self
                 .upstream
                 .as_ref()
-                .map(|upstream| {
-                    upstream
-                        .requests()
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect()
-                })
-                .unwrap_or_default(),
+                .map_or_else(|| self.handed_back_requests.clone(), requests_seen),
         }
     }
 
@@ -1043,4 +1040,13 @@ async fn answer_every_request(upstream: &Upstream, status: u16) {
         .with_priority(u8::MAX - 1)
         .mount(upstream.stubs())
         .await;
+}
+
+/// Every request `upstream` received, as a report shows it.
+fn requests_seen(upstream: &Upstream) -> Vec<String> {
+    upstream
+        .requests()
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }

@@ -95,8 +95,10 @@ fn a_failure_carries_what_it_takes_to_reproduce_it() {
             .expect("the reference gateway builds")
             .display()
     );
+    // Each failure with a launch of its own, so both gateways' stderr tails
+    // read alike (see the next test for failures on a kept gateway).
     let mut run = Command::new(harness_binary());
-    run.args(["--gateway", &gateway, "--features", "features"])
+    run.args(["--gateway", &gateway, "--features", "features", "--isolate"])
         .args(["--json", "report.json"]);
     let output = in_scratch(&dir, run);
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -171,6 +173,51 @@ fn a_failure_carries_what_it_takes_to_reproduce_it() {
     assert_eq!(scenarios[0]["status"], "failed");
     assert_eq!(output.status.code(), Some(1));
 
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Failures on a gateway kept from an earlier scenario (the default) carry
+/// their own diagnostics all the same, though the gateway and its upstream
+/// went on to serve another scenario, and say the gateway served before.
+#[test]
+fn a_failure_on_a_kept_gateway_carries_its_own_diagnostics() {
+    let dir = scratch("kept");
+    let gateway = format!(
+        "{} serve --openapi {{openapi}} --base-url {{base_url}} --listen 127.0.0.1:{{port}}",
+        reference::binary_for(harness_binary())
+            .expect("the reference gateway builds")
+            .display()
+    );
+    let mut run = Command::new(harness_binary());
+    run.args(["--gateway", &gateway, "--features", "features"])
+        .args(["--json", "report.json"]);
+    let output = in_scratch(&dir, run);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let report = read_report(&dir.join("report.json"));
+    assert!(report["reused"].as_u64() >= Some(1), "{stdout}");
+    let failures: Vec<&Value> = report["scenarios"]
+        .as_array()
+        .expect("scenarios")
+        .iter()
+        .filter(|s| s["status"] == "failed")
+        .map(|s| &s["failure"])
+        .collect();
+    assert_eq!(failures.len(), 2, "{stdout}");
+    for failure in &failures {
+        let upstream = failure["upstream"]
+            .as_array()
+            .expect("the upstream's requests");
+        assert_eq!(upstream.len(), 1, "{stdout}");
+        assert!(failure["launch"].as_str().is_some(), "{stdout}");
+    }
+    assert!(
+        failures.iter().any(|f| f["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("had served 1 scenario(s)")),
+        "{stdout}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

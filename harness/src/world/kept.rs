@@ -2,7 +2,7 @@
 //! scenario's document is set, using it at the launch if it still fits, and
 //! handing it back when the scenario passed.
 
-use super::{answer_every_request, answer_unstubbed, GatewayWorld, Running};
+use super::{answer_every_request, answer_unstubbed, requests_seen, Ended, GatewayWorld, Running};
 use crate::{
     launch::Transport,
     pool::{Kept, KeptGateway, LaunchKey, Wanted},
@@ -117,6 +117,12 @@ impl GatewayWorld {
             self.upstream.take()?,
             self.dir.take()?,
         );
+        // What a report of this scenario shows, kept before the reset.
+        self.ended = Some(Ended {
+            stderr: running.gateway.stderr(),
+            exited: None,
+        });
+        self.handed_back_requests = requests_seen(&upstream);
         // The session ends as at teardown: dropped, which closes its
         // connections (a polite close waits on rmcp for up to 2 s).
         self.raw = None;
