@@ -65,10 +65,16 @@ impl TailsShown {
     /// numbers (times, ports, process IDs) are set aside; else `tail` is
     /// remembered as shown by `title`.
     fn shown_by(&mut self, tail: &str, title: &str) -> Option<String> {
-        let shape: String = tail
-            .chars()
-            .map(|c| if c.is_ascii_digit() { '#' } else { c })
-            .collect();
+        // A run of digits is one number whatever its length: a call that
+        // took 32.1 ms under load reads like one that took 2.0 ms.
+        let mut shape = String::with_capacity(tail.len());
+        for c in tail.chars() {
+            if !c.is_ascii_digit() {
+                shape.push(c);
+            } else if !shape.ends_with('#') {
+                shape.push('#');
+            }
+        }
         match self.0.iter().find(|(seen, _)| *seen == shape) {
             Some((_, by)) => Some(by.clone()),
             None => {
@@ -423,5 +429,16 @@ mod tests {
         assert!(text.contains("1 scenario(s) not run: went wrong"));
         assert!(text.contains("Tools and their names"));
         assert!(!text.contains("\x1b["));
+    }
+
+    #[test]
+    fn a_stderr_tail_is_the_same_whatever_its_numbers() {
+        let mut tails = TailsShown::default();
+        let first = "2026-12-03T10:36:39.685542Z INFO call status=500 ms=2.0";
+        let slower = "2026-12-03T10:36:40.702505Z INFO call status=500 ms=32.1";
+        assert_eq!(tails.shown_by(first, "first"), None);
+        assert_eq!(tails.shown_by(slower, "second").as_deref(), Some("first"));
+        let other = "2026-12-03T10:36:40.702505Z WARN call status=500 ms=32.1";
+        assert_eq!(tails.shown_by(other, "third"), None);
     }
 }
