@@ -22,7 +22,7 @@ use std::{
     path::PathBuf,
     pin::pin,
     sync::{
-        atomic::{AtomicUsize, Ordering},
+        atomic::{AtomicU64, AtomicUsize, Ordering},
         Mutex, MutexGuard,
     },
     time::Duration,
@@ -82,6 +82,8 @@ pub struct Pool {
     /// Told whenever a scenario is done with what it wanted.
     released: Notify,
     reused: AtomicUsize,
+    /// The longest start-up of the run so far, in microseconds (0: none yet).
+    longest_start: AtomicU64,
 }
 
 #[derive(Debug, Default)]
@@ -136,6 +138,26 @@ impl Pool {
         }
         drop(state);
         self.released.notify_waiters();
+    }
+
+    /// Notes how long a launch took to come up.
+    pub fn started_in(&self, took: Duration) {
+        let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+        self.longest_start
+            .fetch_max(micros.max(1), Ordering::Relaxed);
+    }
+
+    /// How long a scenario waits for a gateway a scenario under way uses
+    /// before it launches one: as long as a launch takes (the longest
+    /// start-up of the run so far), within `window`; a second before any
+    /// launch came up. Waiting longer would cost more time than launching,
+    /// and a launch that takes milliseconds is never worth a wait behind a
+    /// scenario that takes seconds (a deadline's, say).
+    pub fn patience(&self, window: Duration) -> Duration {
+        match self.longest_start.load(Ordering::Relaxed) {
+            0 => Duration::from_secs(1).min(window),
+            micros => Duration::from_micros(micros).min(window),
+        }
     }
 
     /// Counts a scenario served by a gateway launched for an earlier one.
@@ -206,6 +228,20 @@ mod tests {
         pool.release(&wanted("a"));
         let launches = tokio::time::timeout(Duration::from_secs(1), waiting).await;
         assert!(matches!(launches, Ok(Ok(true))));
+    }
+
+    #[test]
+    fn patience_is_what_a_launch_takes() {
+        let pool = Pool::default();
+        let window = Duration::from_secs(10);
+        assert_eq!(pool.patience(window), Duration::from_secs(1));
+        pool.started_in(Duration::from_millis(40));
+        assert_eq!(pool.patience(window), Duration::from_millis(40));
+        pool.started_in(Duration::from_millis(2_500));
+        pool.started_in(Duration::from_millis(300));
+        assert_eq!(pool.patience(window), Duration::from_millis(2_500));
+        pool.started_in(Duration::from_secs(30));
+        assert_eq!(pool.patience(window), window);
     }
 
     #[tokio::test]

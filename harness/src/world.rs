@@ -924,12 +924,17 @@ impl GatewayWorld {
         self.launched_key = Some(self.launch_key());
         self.served_before = 0;
         self.count_launch();
+        let mut began = Instant::now();
         let mut started =
             Gateway::start(template, self.transport, launch, self.start_timeout()).await;
         if started.as_ref().is_err_and(|f| f.timed_out) && self.may_relaunch() {
             self.relaunch("did not accept TCP connections");
             self.count_launch();
+            began = Instant::now();
             started = Gateway::start(template, self.transport, launch, self.start_timeout()).await;
+        }
+        if let (Ok(_), Some(pool)) = (&started, &self.pool) {
+            pool.started_in(began.elapsed());
         }
         self.launched_as = Some(match &started {
             Ok(gateway) => gateway.invocation().clone(),

@@ -557,8 +557,12 @@ fn keeping_gateways_between_scenarios_changes_no_verdict() {
     ] {
         let section = features(section_of(rule_of(key)));
         let narrowed: Vec<&str> = tags.into_iter().flat_map(|t| ["--tags", t]).collect();
+        // Launches through the fork server take milliseconds, so a scenario
+        // launches rather than wait for a gateway in use; a few scenarios at
+        // a time make later ones find gateways idle, in both modes alike.
+        let at_a_time = ["--concurrency", "4"];
         let [kept, isolated] = [&[][..], &["--isolate"][..]].map(|mode| {
-            let options = [narrowed.as_slice(), mode].concat();
+            let options = [narrowed.as_slice(), &at_a_time, mode].concat();
             let name = format!(
                 "modes-{key}-{}",
                 if mode.is_empty() { "kept" } else { "isolated" }

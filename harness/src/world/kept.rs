@@ -44,9 +44,9 @@ impl GatewayWorld {
             return;
         }
         let wanted = self.wanted_now();
-        // Waiting costs no CPU, a launch may cost seconds of it: a scenario
-        // waits for its turn on a kept gateway up to three start-up windows.
-        let taken = pool.take(&wanted, self.start_timeout() * 3).await;
+        let taken = pool
+            .take(&wanted, pool.patience(self.start_timeout()))
+            .await;
         self.wanted = Some(wanted);
         let Some(Kept { upstream, gateway }) = taken else {
             return;
