@@ -82,8 +82,9 @@ pub struct Pool {
     /// Told whenever a scenario is done with what it wanted.
     released: Notify,
     reused: AtomicUsize,
-    /// The longest start-up of the run so far, in microseconds (0: none yet).
-    longest_start: AtomicU64,
+    /// The longest time a scenario took to get a gateway by launching one,
+    /// in microseconds (0: none yet).
+    longest_launch: AtomicU64,
 }
 
 #[derive(Debug, Default)]
@@ -140,23 +141,26 @@ impl Pool {
         self.released.notify_waiters();
     }
 
-    /// Notes how long a launch took to come up.
-    pub fn started_in(&self, took: Duration) {
+    /// Notes how long a scenario took to get a gateway by launching one,
+    /// from asking for a turn to launch until it came up.
+    pub fn launched_in(&self, took: Duration) {
         let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
-        self.longest_start
+        self.longest_launch
             .fetch_max(micros.max(1), Ordering::Relaxed);
     }
 
     /// How long a scenario waits for a gateway a scenario under way uses
-    /// before it launches one: as long as a launch takes (the longest
-    /// start-up of the run so far), within `window`; a second before any
-    /// launch came up. Waiting longer would cost more time than launching,
-    /// and a launch that takes milliseconds is never worth a wait behind a
+    /// before it launches one: as long as getting one by launching has taken
+    /// in this run (the longest yet, the wait for a turn to launch
+    /// included), at most three start-up `window`s; one window before any
+    /// launch came up. So a slow gateway launched a few at a time is waited
+    /// for, as launching would take longer, while one that comes up in
+    /// milliseconds is launched again rather than waited for behind a
     /// scenario that takes seconds (a deadline's, say).
     pub fn patience(&self, window: Duration) -> Duration {
-        match self.longest_start.load(Ordering::Relaxed) {
-            0 => Duration::from_secs(1).min(window),
-            micros => Duration::from_micros(micros).min(window),
+        match self.longest_launch.load(Ordering::Relaxed) {
+            0 => window,
+            micros => Duration::from_micros(micros).min(window * 3),
         }
     }
 
@@ -234,14 +238,14 @@ mod tests {
     fn patience_is_what_a_launch_takes() {
         let pool = Pool::default();
         let window = Duration::from_secs(10);
-        assert_eq!(pool.patience(window), Duration::from_secs(1));
-        pool.started_in(Duration::from_millis(40));
-        assert_eq!(pool.patience(window), Duration::from_millis(40));
-        pool.started_in(Duration::from_millis(2_500));
-        pool.started_in(Duration::from_millis(300));
-        assert_eq!(pool.patience(window), Duration::from_millis(2_500));
-        pool.started_in(Duration::from_secs(30));
         assert_eq!(pool.patience(window), window);
+        pool.launched_in(Duration::from_millis(40));
+        assert_eq!(pool.patience(window), Duration::from_millis(40));
+        pool.launched_in(Duration::from_millis(12_500));
+        pool.launched_in(Duration::from_millis(300));
+        assert_eq!(pool.patience(window), Duration::from_millis(12_500));
+        pool.launched_in(Duration::from_secs(90));
+        assert_eq!(pool.patience(window), window * 3);
     }
 
     #[tokio::test]

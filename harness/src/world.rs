@@ -911,6 +911,8 @@ impl GatewayWorld {
             credential: &credential,
             credential_in: credential_in.as_deref(),
         };
+        // What getting a gateway by launching costs, its turn included.
+        let asked = Instant::now();
         // The start-up window opens with the launch, not while waiting for a turn.
         self.slot = Some(launcher.slot().await);
         let refused = self.health.as_ref().map_or(Ok(()), |health| {
@@ -924,17 +926,15 @@ impl GatewayWorld {
         self.launched_key = Some(self.launch_key());
         self.served_before = 0;
         self.count_launch();
-        let mut began = Instant::now();
         let mut started =
             Gateway::start(template, self.transport, launch, self.start_timeout()).await;
         if started.as_ref().is_err_and(|f| f.timed_out) && self.may_relaunch() {
             self.relaunch("did not accept TCP connections");
             self.count_launch();
-            began = Instant::now();
             started = Gateway::start(template, self.transport, launch, self.start_timeout()).await;
         }
         if let (Ok(_), Some(pool)) = (&started, &self.pool) {
-            pool.started_in(began.elapsed());
+            pool.launched_in(asked.elapsed());
         }
         self.launched_as = Some(match &started {
             Ok(gateway) => gateway.invocation().clone(),
