@@ -1,0 +1,212 @@
+//! The documentation site as a writer publishes it: built by the code behind
+//! `hosted-mcp-site`, every link and anchor landing, every scenario link of
+//! the docs pointing at its line of a feature page, and the errors page
+//! rendered in a real browser with an entry, and what to do, for every code.
+//!
+//! Needs Chromium at `/usr/bin/chromium` (or the path in `CHROMIUM`); it
+//! fails, not skips, without it. `.ci/run` installs it.
+
+use std::{
+    fs::File,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+    sync::OnceLock,
+    time::{Duration, Instant},
+};
+
+/// How long one Chromium run may take.
+const BROWSER_TIMEOUT: Duration = Duration::from_secs(90);
+
+fn kit() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The site, built once for the tests of this file.
+fn site() -> &'static Path {
+    static SITE: OnceLock<PathBuf> = OnceLock::new();
+    SITE.get_or_init(|| {
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("site");
+        let site = hosted_mcp_site::build(&kit(), &out).expect("the site builds");
+        assert!(site.pages > 10, "only {} pages were built", site.pages);
+        site.root
+    })
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
+}
+
+/// The codes of docs/errors.md, from its `## CODE` headings.
+fn codes() -> Vec<String> {
+    let codes: Vec<String> = read(&kit().join("docs/errors.md"))
+        .lines()
+        .filter_map(|line| line.strip_prefix("## "))
+        .filter(|heading| heading.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+        .map(str::to_owned)
+        .collect();
+    assert!(codes.len() > 10, "docs/errors.md has only {codes:?}");
+    codes
+}
+
+#[test]
+fn every_link_and_anchor_lands() {
+    let links = hosted_mcp_site::check_links(site()).expect("the links can be read");
+    let broken: Vec<String> = links.broken.iter().map(ToString::to_string).collect();
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    assert!(
+        links.followed > 1000,
+        "only {} links followed",
+        links.followed
+    );
+}
+
+#[test]
+fn every_scenario_link_lands_on_its_line_of_a_feature_page() {
+    let docs = read(&kit().join("docs/scenarios.md"));
+    let page = read(&site().join("scenarios.html"));
+    let mut seen = 0;
+    for (at, _) in docs.match_indices("](../features/") {
+        let link = &docs[at + 2..];
+        let link = &link[..link.find(')').expect("a closed link")];
+        let (file, line) = link
+            .trim_start_matches("../features/")
+            .split_once(".feature#L")
+            .unwrap_or_else(|| panic!("{link} names no line"));
+        let want = format!("href=\"features/{file}.html#L{line}\"");
+        assert!(
+            page.contains(&want),
+            "scenarios.html lacks {want} for {link}"
+        );
+        let feature = read(&kit().join(format!("features/{file}.feature")));
+        let number: usize = line.parse().expect("a line number");
+        assert!(
+            number <= feature.lines().count(),
+            "{link} is past the end of the file"
+        );
+        seen += 1;
+    }
+    assert!(seen > 100, "docs/scenarios.md links only {seen} scenarios");
+    assert!(
+        !page.contains(".feature\""),
+        "scenarios.html still links a feature file outside the site"
+    );
+}
+
+#[test]
+fn each_feature_file_is_a_page_with_every_line_an_anchor() {
+    for entry in std::fs::read_dir(kit().join("features")).expect("features/") {
+        let path = entry.expect("an entry").path();
+        let Some(stem) = path.file_stem().and_then(|stem| stem.to_str()) else {
+            continue;
+        };
+        let lines = read(&path).lines().count();
+        let page = read(&site().join(format!("features/{stem}.html")));
+        assert!(
+            page.contains(&format!("id=\"L{lines}\"")),
+            "{stem}: no last line"
+        );
+        assert!(
+            !page.contains(&format!("id=\"L{}\"", lines + 1)),
+            "{stem}: a line too many"
+        );
+    }
+}
+
+#[test]
+fn the_errors_page_renders_with_an_entry_for_every_code() {
+    let page = site().join("errors.html");
+    let dom = browse(&page);
+    // The sidebar is written by mdBook's script: seeing it shows the page ran
+    // as a reader's browser runs it, not only that the file was read.
+    assert!(
+        !read(&page).contains("class=\"chapter\"") && dom.contains("class=\"chapter\""),
+        "the sidebar was not rendered by the page's script"
+    );
+    for code in codes() {
+        let anchor = code.to_ascii_lowercase();
+        let at = dom
+            .find(&format!("id=\"{anchor}\""))
+            .unwrap_or_else(|| panic!("the rendered page has no entry for {code}"));
+        let entry = &dom[at..];
+        let entry = &entry[..entry[1..].find("<h2 ").map_or(entry.len(), |end| end + 1)];
+        for part in ["Example:", "What to do:", "The agent:", "The operator:"] {
+            assert!(entry.contains(part), "the entry for {code} lacks {part:?}");
+        }
+    }
+    let feature = browse(&site().join("features/answer.html"));
+    assert!(
+        feature.contains("<span id=\"L1\">") && feature.contains("href=\"../rules.html#TC-ANS-"),
+        "the rendered feature page lost its line anchors or rule links"
+    );
+}
+
+fn chromium() -> PathBuf {
+    let path = std::env::var_os("CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    assert!(
+        path.is_file(),
+        "this test renders the site in a real browser, and there is no Chromium at {}: \
+         install it with `sudo apt-get install -y --no-install-recommends chromium` \
+         (Debian/Ubuntu; .ci/run does it), or set CHROMIUM to a Chromium binary",
+        path.display()
+    );
+    path
+}
+
+/// The DOM of `page` after Chromium, headless, with a profile of its own and
+/// no way to reach any host, ran its scripts.
+fn browse(page: &Path) -> String {
+    let run = page
+        .file_stem()
+        .and_then(|stem| stem.to_str())
+        .unwrap_or("page");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("browser-{run}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a folder for the browser");
+    let stdout_path = dir.join("stdout");
+    let stderr_path = dir.join("stderr");
+    let mut child = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--dump-dom",
+        ])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(File::create(&stdout_path).expect("stdout file"))
+        .stderr(File::create(&stderr_path).expect("stderr file"))
+        .spawn()
+        .expect("Chromium starts");
+    let deadline = Instant::now() + BROWSER_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for Chromium") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "Chromium took over {BROWSER_TIMEOUT:?} on {}; its stderr:\n{}",
+                page.display(),
+                read(&stderr_path)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(
+        status.success(),
+        "Chromium exited with {status} on {}; its stderr:\n{}",
+        page.display(),
+        read(&stderr_path)
+    );
+    read(&stdout_path)
+}
