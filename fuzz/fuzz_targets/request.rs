@@ -67,9 +67,7 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         // A credential a header cannot carry is refused at start-up.
         return Ok(());
     };
-    let place = placement.as_ref().map(gen::place);
-    let slot = gen::oracle::slot(&credential, place.as_ref());
-    assert!(gen::slot_matches(&destination, slot.as_ref()));
+    gen::assert_credential_settled(&destination, &credential, placement.as_ref());
 
     let mode = u.int_in_range(0..=2)?;
     let made;
@@ -99,7 +97,14 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
         (&made, arguments)
     };
     if let Ok(outbound) = request::build(tool, &arguments, &destination) {
-        gen::assert_request_safe(&outbound, tool, base, &credential, placement.as_ref());
+        gen::assert_request_safe(
+            &outbound,
+            tool,
+            base,
+            &destination,
+            &credential,
+            placement.as_ref(),
+        );
     }
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! What the fuzz targets share: generators that turn fuzz bytes into
-//! schemas, documents, arguments, credentials and bodies, and a few lines
-//! that turn the gateway's types into the plain data the oracle judges.
-//! See `docs/fuzzing.md`.
+//! schemas, documents, arguments, credentials and bodies, and the adapter
+//! that turns the gateway's types into the plain data the oracle judges
+//! (`reference/tests/support/oracle.rs`, the property tests' too). See
+//! `docs/fuzzing.md`.
 //!
 //! The invariants themselves are the oracle's (`oracle/`, shared with the
 //! property tests): written from the spec, not taken from the gateway, so a
@@ -13,11 +14,15 @@ use serde_json::{json, Map, Number, Value};
 
 use hosted_mcp_gateway::convert::{self, Catalogue, CredentialPlacement, Tool};
 use hosted_mcp_gateway::load;
-use hosted_mcp_gateway::request::{
-    CredentialSlot, Destination, OutboundRequest, GATEWAY_ACCEPT, GATEWAY_USER_AGENT,
-};
 pub use hosted_mcp_oracle as oracle;
-use hosted_mcp_oracle::{Call, Place, Request, Secret, Slot, Writing, CHAR_WAYS, MASK};
+use hosted_mcp_oracle::{Secret, Writing, CHAR_WAYS, MASK};
+
+// The adapter from the gateway's types to the oracle's, shared with the
+// property tests: one file in the gateway's test support, included here
+// rather than made a crate (the file says why).
+#[path = "../../reference/tests/support/oracle.rs"]
+mod adapter;
+pub use adapter::{assert_credential_settled, assert_request_safe};
 
 // ---------------------------------------------------------------- values
 
@@ -440,67 +445,6 @@ pub fn placement(u: &mut Unstructured) -> Result<Option<CredentialPlacement>> {
         6 => Some(CredentialPlacement::Query("limit".to_owned())),
         _ => Some(CredentialPlacement::Query(text(u)?)),
     })
-}
-
-/// The gateway's placement as the oracle's own type.
-pub fn place(placement: &CredentialPlacement) -> Place {
-    match placement {
-        CredentialPlacement::Bearer => Place::Bearer,
-        CredentialPlacement::Basic => Place::Basic,
-        CredentialPlacement::Header(name) => Place::Header(name.clone()),
-        CredentialPlacement::Query(name) => Place::Query(name.clone()),
-    }
-}
-
-/// Whether the destination settled the credential in the oracle's slot.
-pub fn slot_matches(destination: &Destination, slot: Option<&Slot>) -> bool {
-    match (destination.credential(), slot) {
-        (None, None) => true,
-        (
-            Some(CredentialSlot::Header { name, value }),
-            Some(Slot::Header { name: n, value: v }),
-        ) => name.as_str() == n && value.as_bytes() == v.as_bytes(),
-        (Some(CredentialSlot::Query { name, .. }), Some(Slot::Query { name: n, .. })) => name == n,
-        _ => false,
-    }
-}
-
-/// Every safety invariant of one built request: the request and the call
-/// it was built for (`base` the configured base URL, `tool` the tool
-/// called), as plain data, judged by the oracle.
-pub fn assert_request_safe(
-    request: &OutboundRequest,
-    tool: &Tool,
-    base: &str,
-    credential: &str,
-    placement: Option<&CredentialPlacement>,
-) {
-    let place = placement.map(place);
-    let headers = request
-        .headers
-        .iter()
-        .map(|(name, value)| (name.as_str(), value.as_bytes()))
-        .collect();
-    let sent = Request {
-        method: request.method.as_str(),
-        url: request.url.as_str(),
-        headers,
-        body: request.body.as_deref(),
-    };
-    oracle::assert_request_safe(
-        &sent,
-        &Call {
-            base,
-            credential,
-            place: place.as_ref(),
-            tool: &tool.name,
-            method: &tool.plan.method,
-            content_type: tool.plan.body.as_ref().map(|b| b.content_type.as_str()),
-            accept: Some(GATEWAY_ACCEPT),
-            user_agent: Some(GATEWAY_USER_AGENT),
-            also_denied: Some(convert::is_denied_header),
-        },
-    );
 }
 
 // ---------------------------------------------------------------- masking
