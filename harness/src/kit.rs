@@ -1,6 +1,8 @@
 //! What this build of the kit carries: its version, the scenarios, fixtures
 //! and rules catalogue embedded at build time (see `build.rs`), and their
-//! revision, so a report that says "passes" names exactly what was passed.
+//! revision, so a report that says "passes" names exactly what was passed;
+//! and the error catalogue, which explains codes in the HTML report and
+//! judges nothing, so it is no part of the revision.
 
 use std::{
     io,
@@ -37,6 +39,13 @@ pub fn rules_text() -> &'static str {
     file("docs/rules.md")
         .and_then(|bytes| std::str::from_utf8(bytes).ok())
         .unwrap_or_default()
+}
+
+/// The error catalogue, `docs/errors.md` (generated from the reference's
+/// `reference/src/errors.rs`): read as a page, so the harness depends on no
+/// gateway.
+pub fn errors_text() -> &'static str {
+    include_str!("../../docs/errors.md")
 }
 
 /// Writes the embedded feature files to a folder of their own (once per
@@ -102,6 +111,7 @@ mod tests {
     fn carries_the_scenarios_and_the_catalogue() {
         assert!(file("features/answer.feature").is_some());
         assert!(rules_text().contains("TC-ANS-001"));
+        assert!(errors_text().contains("## ARGUMENTS_INVALID"));
         assert_eq!(RULES_REVISION.len(), 12);
     }
 

@@ -22,8 +22,9 @@
 //!   `raw`: hand-made JSON-RPC over HTTP for exact protocol checks.
 //! - `steps`: the step definitions, one file per section of the rules;
 //!   `json`: looking into the JSON a gateway sent, for steps and world.
-//! - [`report`]: results per scenario and rule, the terminal table, JUnit
-//!   and JSON, and the verdict.
+//! - [`report`]: results per scenario and rule, the terminal table, JUnit,
+//!   JSON and HTML, and the verdict; [`errors`]: the error catalogue, whose
+//!   codes the HTML report explains where failures show them.
 //! - [`suite`]: the scenarios a features folder holds, for checking a
 //!   baseline before a run.
 //! - [`listing`]: the suite as a reader sees it (`list`, `show`), and the
@@ -37,6 +38,7 @@
 
 pub mod catalogue;
 mod client;
+pub mod errors;
 mod folder;
 mod health;
 mod interrupt;
