@@ -1,8 +1,10 @@
 //! The HTML report, end to end and in a real browser: a summary with a
-//! scenario of every status (one failure with a hostile body) is written as
-//! JSON, `hosted-mcp-conformance merge` turns it into a page, and headless
+//! scenario of every status (one failure with a hostile body, and the
+//! gateway's answers carrying error codes) is written as JSON,
+//! `hosted-mcp-conformance merge` turns it into a page, and headless
 //! Chromium renders that page with every host name unresolvable, once to
-//! dump the DOM it built and once to take a screenshot.
+//! dump the DOM it built and once to take a screenshot. Every link of the
+//! page lands on an element of it.
 //!
 //! Needs Chromium at `/usr/bin/chromium` (or the path in `CHROMIUM`); it
 //! fails, not skips, without it. `.ci/run` installs it.
@@ -17,11 +19,15 @@ use std::{
 
 use hosted_mcp_conformance::{
     catalogue::Catalogue,
+    errors::ErrorCatalogue,
     report::{ExpectedEntry, Failure, ScenarioReport, Status, Summary},
 };
 
 /// The hostile part of a body the upstream sent back, as a gateway would echo it.
 const HOSTILE: &str = "<script>alert(1)</script></details><img src=\"https://evil.example/x.png\">";
+/// The error codes the failure's message and answers show, in the error
+/// catalogue's order; `[NOT_A_CODE]` beside them is no code.
+const CODES: [&str; 2] = ["PATH_VALUE_REFUSED", "UPSTREAM_STATUS"];
 /// How long one Chromium run may take.
 const BROWSER_TIMEOUT: Duration = Duration::from_secs(90);
 
@@ -82,13 +88,19 @@ fn summary() -> Summary {
         step: Some("Then the result text is the body as sent".into()),
         step_line: Some(47),
         message: format!(
-            "expected the result to contain \"pets\"\ngot:\n{{\"type\":\"text\",\"text\":\"{HOSTILE}\"}}"
+            "expected the result to contain \"pets\"\ngot:\n{{\"type\":\"text\",\"text\":\"{HOSTILE}\"}}\n\
+             and before it: [UPSTREAM_STATUS] upstream answered 503 Service Unavailable"
         ),
         upstream: vec!["GET /pets?limit=2 HTTP/1.1\naccept: application/json\nx-api-key: [masked]".into()],
         stderr: "\u{1b}[32m INFO\u{1b}[0m listening on 127.0.0.1:4000\n\u{1b}[31mERROR\u{1b}[0m upstream answered 200 with 61 bytes\n".into(),
         launch: Some("gw serve --openapi /tmp/kept/answer.feature-47/document.yaml".into()),
         environment: Some("HOSTED_MCP_CREDENTIAL=(the stored credential, not shown) HOSTED_MCP_CREDENTIAL_IN=bearer".into()),
-        calls: vec![format!("tools/call listPets {{}}\n→ tool result (isError: false):\n{HOSTILE}")],
+        calls: vec![
+            format!("tools/call listPets {{}}\n→ tool result (isError: false):\n{HOSTILE}"),
+            "tools/call getPet {\"petId\":\"..\"}\n→ tool result (isError: true):\n\
+             [PATH_VALUE_REFUSED] path argument `petId` is `.` or `..` [NOT_A_CODE]"
+                .into(),
+        ],
         files: Some("/tmp/kept/answer.feature-47".into()),
         rerun: Some("hosted-mcp-conformance --gateway 'gw' --scenario features/answer.feature:47".into()),
     });
@@ -376,13 +388,62 @@ fn the_html_report_renders_in_a_browser_with_no_network() {
     let dom = browse(&dir, "dump", &page, &["--dump-dom"]);
     assert!(dom.contains("<body"), "Chromium dumped no page:\n{dom}");
     assert_nothing_external(&dom, "the rendered DOM");
-    // Stricter still: the page links only within itself and loads nothing.
+    // Stricter still: the page links only within itself, to elements it
+    // holds, and loads nothing.
+    let ids: Vec<&str> = start_tags(&dom)
+        .into_iter()
+        .flat_map(|tag| attribute_values(tag, "id"))
+        .collect();
+    let mut links = 0;
     for tag in start_tags(&dom) {
         assert!(attribute_values(tag, "src").is_empty(), "{tag}");
         for href in attribute_values(tag, "href") {
-            assert!(href.starts_with('#'), "{tag}");
+            let target = href
+                .strip_prefix('#')
+                .unwrap_or_else(|| panic!("{tag} leads off the page"));
+            assert!(ids.contains(&target), "{tag}: the page has no #{target}");
+            links += 1;
         }
     }
+    assert!(links > rules.len(), "{links} links");
+    // The failure links its rule's entry and each code its answers show to
+    // the code's entry: what it means, what to do.
+    let failure = dom
+        .split("data-scenario=\"features/answer.feature:40\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</details>").next())
+        .expect("the failure's details");
+    assert!(failure.contains("href=\"#TC-ANS-008\""), "{failure}");
+    let explained: Vec<&str> = start_tags(&dom)
+        .into_iter()
+        .flat_map(|tag| attribute_values(tag, "data-code"))
+        .collect();
+    assert_eq!(explained, CODES, "the codes explained, and only they");
+    for code in CODES {
+        let entry = ErrorCatalogue::embedded()
+            .code(code)
+            .expect("a catalogued code");
+        let anchor = format!("code-{}", entry.anchor());
+        assert!(
+            failure.contains(&format!("<a class=\"code\" href=\"#{anchor}\">{code}</a>")),
+            "{code} links its entry from the failure"
+        );
+        let shown = dom
+            .split(&format!("id=\"{anchor}\""))
+            .nth(1)
+            .and_then(|rest| rest.split("</article>").next())
+            .expect("the code's entry");
+        let meaning = entry.meaning.split('`').next().unwrap_or_default();
+        assert!(shown.contains(meaning), "{code}'s meaning: {shown}");
+        for (who, _) in &entry.what_to_do {
+            assert!(shown.contains(&format!("<b>{who}</b>")), "{code}: {who}");
+        }
+        assert!(shown.contains("href=\"#TC-ANS-008\""), "{code}: {shown}");
+    }
+    assert!(
+        failure.contains("[NOT_A_CODE]"),
+        "not a code, shown as written"
+    );
     assert_eq!(
         dom.matches("data-rule=\"").count(),
         rules.len(),

@@ -1,19 +1,34 @@
 //! `--html FILE`: the run as one self-contained page, for the implementer
 //! reading their gateway's results.
 //!
-//! The page needs nothing but itself: inline CSS, no script, no font, image
-//! or link to anywhere, and a Content-Security-Policy that forbids fetching
-//! anything, so it opens from disk with no network. It holds no date: the
+//! The page needs nothing but itself: inline CSS, no script, no font or
+//! image, and a Content-Security-Policy that forbids fetching anything, so
+//! it opens from disk with no network. It links only within itself, unless
+//! `--docs-url` names the kit's documentation site: then each failure's rule
+//! and each error code explained link to their entries there too (links a
+//! reader follows; the page still fetches nothing). It holds no date: the
 //! same summary always gives the same page.
+//!
+//! Each failure links to its rule's entry on the page, and each code of the
+//! error catalogue (`docs/errors.md`) its message or the gateway's answers
+//! show, `[ARGUMENTS_INVALID]`, to the code's entry in an appendix that
+//! lists only the codes the failures show: what it means, what to do.
 //!
 //! Every text that comes from a gateway (messages, bodies, stderr) is
 //! hostile input: it is escaped, and terminal escape sequences are dropped.
 //! Non-passing scenarios are `<details>`, closed on screen and open in print.
 
-use std::fmt::{self, Display, Write as _};
+use std::{
+    collections::BTreeMap,
+    fmt::{self, Display, Write as _},
+    str::FromStr,
+};
 
 use super::{worst, Failure, RuleReport, ScenarioReport, Status, Summary, Verdict};
-use crate::catalogue::{Catalogue, Level};
+use crate::{
+    catalogue::{Catalogue, Level},
+    errors::{ErrorCatalogue, ErrorCode},
+};
 
 /// Every status, in the order the counts show them.
 const STATUSES: [Status; 7] = [
@@ -26,19 +41,126 @@ const STATUSES: [Status; 7] = [
     Status::Error,
 ];
 
+/// The kit's documentation site (`--docs-url`): the `docs/` folder built
+/// with mdBook, where `rules.html#TC-CHECK-001` is a rule's entry and
+/// `errors.html#arguments_invalid` a code's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocsUrl(String);
+
+impl DocsUrl {
+    /// The site's address, without a trailing `/`.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// A rule's entry on the site.
+    fn rule(&self, id: &str) -> String {
+        format!("{}/rules.html#{}", self.0, anchor(id))
+    }
+
+    /// A code's entry on the site.
+    fn code(&self, code: &ErrorCode) -> String {
+        format!("{}/errors.html#{}", self.0, code.anchor())
+    }
+}
+
+impl FromStr for DocsUrl {
+    type Err = String;
+
+    /// An `https://`, `http://` or `file://` address, with no query or
+    /// fragment (the pages' names are put after it).
+    fn from_str(text: &str) -> Result<Self, String> {
+        let url = text.trim().trim_end_matches('/');
+        let lower = url.to_ascii_lowercase();
+        let rest = ["https://", "http://", "file://"]
+            .into_iter()
+            .find_map(|scheme| lower.strip_prefix(scheme));
+        let odd = |c: char| {
+            c.is_whitespace()
+                || c.is_control()
+                || matches!(c, '?' | '#' | '"' | '\'' | '<' | '>' | '`')
+        };
+        match rest {
+            Some(rest) if !rest.is_empty() && !url.contains(odd) => Ok(Self(url.to_owned())),
+            _ => Err(format!(
+                "{text:?} is not the documentation site's address: one that starts with https://, \
+                 http:// or file://, with no spaces, query (?) or fragment (#), such as \
+                 https://example.org/conformance"
+            )),
+        }
+    }
+}
+
+/// What the page links besides its own entries: the documentation site,
+/// and the error codes the failures showed, for the appendix.
+struct Page<'a> {
+    docs: Option<&'a DocsUrl>,
+    errors: &'static ErrorCatalogue,
+    /// Each code linked, with the rules whose failures showed it, in page order.
+    seen: BTreeMap<&'static str, Vec<String>>,
+}
+
+impl Page<'_> {
+    /// A gateway's text, escaped, each code of the catalogue in brackets a
+    /// link to its entry, recorded as seen in a failure of `rule`.
+    fn write_coded(&mut self, out: &mut String, rule: &str, text: &str) -> fmt::Result {
+        let mut done = 0;
+        for found in self.errors.find(text) {
+            write!(
+                out,
+                "{}<a class=\"code\" href=\"#{}\">{}</a>",
+                Text(&text[done..found.range.start]),
+                Text(&code_anchor(found.code)),
+                Text(&found.code.code)
+            )?;
+            done = found.range.end;
+            let rules = self.seen.entry(found.code.code.as_str()).or_default();
+            if !rules.iter().any(|r| r == rule) {
+                rules.push(rule.to_owned());
+            }
+        }
+        write!(out, "{}", Text(&text[done..]))
+    }
+
+    /// The codes seen, in catalogue order, each with the rules that showed it.
+    fn codes_seen(&self) -> Vec<(&'static ErrorCode, &[String])> {
+        self.errors
+            .codes
+            .iter()
+            .filter_map(|code| Some((code, self.seen.get(code.code.as_str())?.as_slice())))
+            .collect()
+    }
+}
+
 impl Summary {
     /// The run as an HTML page that needs nothing but itself.
     pub fn html(&self) -> String {
+        self.html_with(None)
+    }
+
+    /// The page, linking each failure's rule and each code explained to
+    /// their entries on the documentation site too, when given one.
+    pub fn html_with(&self, docs: Option<&DocsUrl>) -> String {
         let mut out = String::with_capacity(64 * 1024);
-        self.write_html(&mut out)
+        self.write_html(&mut out, docs)
             .expect("writing to a String cannot fail");
         out
     }
 
-    fn write_html(&self, out: &mut String) -> fmt::Result {
+    fn write_html(&self, out: &mut String, docs: Option<&DocsUrl>) -> fmt::Result {
         let verdict = self.verdict();
         let rules = self.rules();
         let sections = by_section(&rules);
+        // The sections first, to know the codes their failures show.
+        let mut page = Page {
+            docs,
+            errors: ErrorCatalogue::embedded(),
+            seen: BTreeMap::new(),
+        };
+        let mut main = String::with_capacity(64 * 1024);
+        for (section, rules) in &sections {
+            write_section(&mut main, &mut page, section, rules)?;
+        }
         write!(
             out,
             "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -51,18 +173,26 @@ impl Summary {
             outcome = Text(&verdict.outcome.to_uppercase()),
         )?;
         self.header(out, &verdict, &rules)?;
-        self.notices(out)?;
-        overview(out, &sections)?;
+        self.notices(out, &rules)?;
+        overview(out, &sections, &page)?;
         out.push_str("<main>\n");
-        for (section, rules) in &sections {
-            write_section(out, section, rules)?;
-        }
+        out.push_str(&main);
         out.push_str("</main>\n");
-        write!(
-            out,
-            "<footer>{} · the rules: <code>docs/rules.md</code></footer>\n</body>\n</html>\n",
-            Text(&self.kit.describe())
-        )
+        codes_appendix(out, &page)?;
+        write!(out, "<footer>{} · ", Text(&self.kit.describe()))?;
+        match docs {
+            Some(docs) => write!(
+                out,
+                "the rules: <a href=\"{url}/rules.html\"><code>docs/rules.md</code></a> · \
+                 the error codes: <a href=\"{url}/errors.html\"><code>docs/errors.md</code></a>",
+                url = Text(docs.as_str())
+            )?,
+            None => out.push_str(
+                "the rules: <code>docs/rules.md</code> · the error codes: <code>docs/errors.md</code>",
+            ),
+        }
+        out.push_str("</footer>\n</body>\n</html>\n");
+        Ok(())
     }
 
     /// The kit, the gateway, the verdict and the counts.
@@ -171,7 +301,7 @@ impl Summary {
     }
 
     /// Stale expected failures and what kept scenarios from running.
-    fn notices(&self, out: &mut String) -> fmt::Result {
+    fn notices(&self, out: &mut String, rules: &[RuleReport]) -> fmt::Result {
         let stale = self.stale();
         if !stale.is_empty() {
             out.push_str(
@@ -179,11 +309,31 @@ impl Summary {
                  <p>Each fails the run until it is removed from the list.</p>\n<ul>",
             );
             for entry in stale {
+                // A key is a rule's ID or a scenario's name: its rule's entry.
+                let rule = rules
+                    .iter()
+                    .find(|r| r.id == entry.key)
+                    .map(|r| r.id)
+                    .or_else(|| {
+                        self.scenarios
+                            .iter()
+                            .find(|s| s.name == entry.key)
+                            .and_then(|s| s.rules.first())
+                            .map(String::as_str)
+                    });
+                out.push_str("<li>");
+                match rule {
+                    Some(rule) => write!(
+                        out,
+                        "<a href=\"#{}\"><b>{}</b></a>",
+                        Text(&anchor(rule)),
+                        Text(&entry.key)
+                    )?,
+                    None => write!(out, "<b>{}</b>", Text(&entry.key))?,
+                }
                 write!(
                     out,
-                    "<li><a href=\"#{id}\"><b>{key}</b></a> passes now: remove it from <code>{place}</code> <span class=\"muted\">(listed as: {reason})</span></li>",
-                    id = Text(&anchor(&entry.key)),
-                    key = Text(&entry.key),
+                    " passes now: remove it from <code>{place}</code> <span class=\"muted\">(listed as: {reason})</span></li>",
                     place = Text(&entry.place),
                     reason = Text(&entry.reason),
                 )?;
@@ -233,8 +383,9 @@ fn by_section<'r, 'a>(rules: &'r [RuleReport<'a>]) -> Vec<SectionRules<'r, 'a>> 
     sections
 }
 
-/// One row per section: rules passed by level, and the rules not passing.
-fn overview(out: &mut String, sections: &[SectionRules]) -> fmt::Result {
+/// One row per section: rules passed by level, and the rules not passing;
+/// then the error codes the failures show.
+fn overview(out: &mut String, sections: &[SectionRules], page: &Page) -> fmt::Result {
     out.push_str(
         "<nav class=\"overview\" aria-label=\"Sections\">\n<h2>Sections</h2>\n<p class=\"muted\">Rules passed of the rules checked, by level.</p>\n<div class=\"scroll\"><table>\n\
          <thead><tr><th scope=\"col\">Section</th><th scope=\"col\">Required</th>\
@@ -277,11 +428,84 @@ fn overview(out: &mut String, sections: &[SectionRules]) -> fmt::Result {
         }
         out.push_str("</td></tr>\n");
     }
-    out.push_str("</tbody></table></div>\n</nav>\n");
+    out.push_str("</tbody></table></div>\n");
+    let codes = page.codes_seen();
+    if !codes.is_empty() {
+        out.push_str("<p class=\"codes-seen\">Error codes the failures show, <a href=\"#codes\">explained below</a>: ");
+        for (code, _) in codes {
+            write!(
+                out,
+                "<a class=\"code\" href=\"#{}\">{}</a> ",
+                Text(&code_anchor(code)),
+                Text(&code.code)
+            )?;
+        }
+        out.push_str("</p>\n");
+    }
+    out.push_str("</nav>\n");
     Ok(())
 }
 
-fn write_section(out: &mut String, name: &str, rules: &[&RuleReport]) -> fmt::Result {
+/// The codes the failures show, from the error catalogue: what each means
+/// and what to do, and the rules whose failures show it.
+fn codes_appendix(out: &mut String, page: &Page) -> fmt::Result {
+    let codes = page.codes_seen();
+    if codes.is_empty() {
+        return Ok(());
+    }
+    out.push_str(
+        "<section class=\"codes\" id=\"codes\">\n<h2>Error codes in these failures</h2>\n\
+         <p class=\"muted\">The codes of the kit&#39;s error catalogue (<code>docs/errors.md</code>) \
+         that the failures above show: what each means and what to do. \
+         Other gateways write other messages; only these codes are explained.</p>\n",
+    );
+    for (code, rules) in codes {
+        write!(
+            out,
+            "<article class=\"code-entry\" id=\"{}\" data-code=\"{}\">\n<h3><code>{}</code>",
+            Text(&code_anchor(code)),
+            Text(&code.code),
+            Text(&code.code)
+        )?;
+        if let Some(docs) = page.docs {
+            write!(
+                out,
+                " <a class=\"docs\" href=\"{}\">in the error docs</a>",
+                Text(&docs.code(code))
+            )?;
+        }
+        out.push_str("</h3>\n");
+        for paragraph in code.meaning.split("\n\n") {
+            writeln!(out, "<p>{}</p>", Inline(paragraph))?;
+        }
+        out.push_str("<h4>What to do</h4>\n<ul class=\"advice\">");
+        for (who, what) in &code.what_to_do {
+            write!(out, "<li><b>{}</b>: {}</li>", Text(who), Inline(what))?;
+        }
+        out.push_str("</ul>\n<p class=\"seen muted\">Shown by failures of ");
+        for (index, rule) in rules.iter().enumerate() {
+            if index > 0 {
+                out.push_str(", ");
+            }
+            write!(
+                out,
+                "<a href=\"#{}\">{}</a>",
+                Text(&anchor(rule)),
+                Text(rule)
+            )?;
+        }
+        out.push_str("</p>\n</article>\n");
+    }
+    out.push_str("</section>\n");
+    Ok(())
+}
+
+fn write_section(
+    out: &mut String,
+    page: &mut Page,
+    name: &str,
+    rules: &[&RuleReport],
+) -> fmt::Result {
     let feature = Catalogue::embedded()
         .sections
         .iter()
@@ -303,13 +527,13 @@ fn write_section(out: &mut String, name: &str, rules: &[&RuleReport]) -> fmt::Re
     }
     out.push_str("</h2>\n");
     for rule in rules {
-        write_rule(out, rule)?;
+        write_rule(out, page, rule)?;
     }
     out.push_str("</section>\n");
     Ok(())
 }
 
-fn write_rule(out: &mut String, rule: &RuleReport) -> fmt::Result {
+fn write_rule(out: &mut String, page: &mut Page, rule: &RuleReport) -> fmt::Result {
     write!(
         out,
         "<article class=\"rule {status}\" id=\"{anchor}\" data-rule=\"{id}\">\n\
@@ -333,13 +557,19 @@ fn write_rule(out: &mut String, rule: &RuleReport) -> fmt::Result {
     }
     out.push_str("<ul class=\"scenarios\">\n");
     for scenario in &rule.scenarios {
-        write_scenario(out, scenario)?;
+        write_scenario(out, page, rule.id, scenario)?;
     }
     out.push_str("</ul>\n</article>\n");
     Ok(())
 }
 
-fn write_scenario(out: &mut String, scenario: &ScenarioReport) -> fmt::Result {
+/// A scenario, as shown under `rule`, one of its rules.
+fn write_scenario(
+    out: &mut String,
+    page: &mut Page,
+    rule: &str,
+    scenario: &ScenarioReport,
+) -> fmt::Result {
     let heading = |out: &mut String| {
         write!(
             out,
@@ -375,14 +605,46 @@ fn write_scenario(out: &mut String, scenario: &ScenarioReport) -> fmt::Result {
         )?;
     }
     out.push_str("</summary>\n<div class=\"detail\">\n");
-    write_failure(out, scenario, failure)?;
+    write_failure(out, page, rule, scenario, failure)?;
     out.push_str("</div></details></li>\n");
     Ok(())
 }
 
-/// What the reader needs to act on a scenario that did not pass.
-fn write_failure(out: &mut String, scenario: &ScenarioReport, failure: &Failure) -> fmt::Result {
+/// What the reader needs to act on a scenario that did not pass: its rules'
+/// entries, and the codes its message and the gateway's answers show.
+fn write_failure(
+    out: &mut String,
+    page: &mut Page,
+    rule: &str,
+    scenario: &ScenarioReport,
+    failure: &Failure,
+) -> fmt::Result {
     out.push_str("<dl class=\"facts\">");
+    write!(
+        out,
+        "<dt>Rule{}</dt><dd>",
+        if scenario.rules.len() > 1 { "s" } else { "" }
+    )?;
+    for (index, id) in scenario.rules.iter().enumerate() {
+        if index > 0 {
+            out.push_str(", ");
+        }
+        write!(
+            out,
+            "<a class=\"rule-link\" href=\"#{}\">{}</a>",
+            Text(&anchor(id)),
+            Text(id)
+        )?;
+        let catalogued = Catalogue::embedded().rule(id).is_some();
+        if let Some(docs) = page.docs.filter(|_| catalogued) {
+            write!(
+                out,
+                " <a class=\"docs\" href=\"{}\">in the rules</a>",
+                Text(&docs.rule(id))
+            )?;
+        }
+    }
+    out.push_str("</dd>");
     if let Some(reason) = &scenario.expected {
         write!(
             out,
@@ -397,11 +659,9 @@ fn write_failure(out: &mut String, scenario: &ScenarioReport, failure: &Failure)
         _ => None,
     };
     if let Some(why) = why {
-        write!(
-            out,
-            "<dt>{why}</dt><dd>{}</dd>",
-            Text(&plain(&failure.summary))
-        )?;
+        write!(out, "<dt>{why}</dt><dd>")?;
+        page.write_coded(out, rule, &plain(&failure.summary))?;
+        out.push_str("</dd>");
     }
     if let Some(step) = &failure.step {
         write!(out, "<dt>Failing step</dt><dd><code>{}</code>", Text(step))?;
@@ -414,22 +674,13 @@ fn write_failure(out: &mut String, scenario: &ScenarioReport, failure: &Failure)
         }
         out.push_str("</dd>");
     }
-    if scenario.rules.len() > 1 {
-        write!(
-            out,
-            "<dt>Rules</dt><dd>{}</dd>",
-            Text(&scenario.rules.join(", "))
-        )?;
-    }
     out.push_str("</dl>\n");
     // The message in full, unless it is the one line said already.
     let said_already = why.is_some() && failure.message == failure.summary;
     if !failure.message.is_empty() && !said_already {
-        write!(
-            out,
-            "<h4>Message</h4>\n<pre class=\"message\">{}</pre>\n",
-            Text(&plain(&failure.message))
-        )?;
+        out.push_str("<h4>Message</h4>\n<pre class=\"message\">");
+        page.write_coded(out, rule, &plain(&failure.message))?;
+        out.push_str("</pre>\n");
     }
     if !failure.upstream.is_empty() {
         write!(
@@ -459,16 +710,18 @@ fn write_failure(out: &mut String, scenario: &ScenarioReport, failure: &Failure)
             Text(&stderr)
         )?;
     }
-    reproduce(out, failure)
+    reproduce(out, page, rule, failure)
 }
 
 /// What a reader needs to see the failure again: the tool calls made and
 /// their answers, the launch, the kept files and the command to rerun it.
-fn reproduce(out: &mut String, failure: &Failure) -> fmt::Result {
+fn reproduce(out: &mut String, page: &mut Page, rule: &str, failure: &Failure) -> fmt::Result {
     if !failure.calls.is_empty() {
         out.push_str("<h4>The client called</h4>\n<ol class=\"requests\">");
         for call in &failure.calls {
-            write!(out, "<li><pre>{}</pre></li>", Text(&plain(call)))?;
+            out.push_str("<li><pre>");
+            page.write_coded(out, rule, &plain(call))?;
+            out.push_str("</pre></li>");
         }
         out.push_str("</ol>\n");
     }
@@ -526,6 +779,11 @@ fn anchor(id: &str) -> String {
             }
         })
         .collect()
+}
+
+/// An error code's entry on the page: `code-arguments_invalid`.
+fn code_anchor(code: &ErrorCode) -> String {
+    format!("code-{}", code.anchor())
 }
 
 /// A section's anchor: `s-the-answer`.
@@ -697,6 +955,12 @@ details[open]>summary::before{content:"▾"}
 pre{margin:0;padding:.5rem .7rem;background:var(--bg);border:1px solid var(--line);border-radius:6px;font-size:.82rem;line-height:1.45;
 white-space:pre-wrap;overflow-wrap:anywhere;max-height:28rem;overflow:auto}
 .requests{margin:0;padding-left:1.6rem}.requests li+li{margin-top:.4rem}
+a.code{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,"Liberation Mono",monospace;text-decoration-style:dotted}
+.docs{font-size:.8rem;font-weight:400;color:var(--muted)}
+.codes-seen{margin:.6rem 0 0;font-size:.9rem}.codes-seen a.code{margin-right:.3rem}
+.code-entry{border:1px solid var(--line);border-radius:6px;padding:.6rem .9rem .5rem;margin:.7rem 0}
+.code-entry p{margin:.35rem 0}.advice{margin:.2rem 0;padding-left:1.3rem}.seen{font-size:.85rem}
+.rule:target,.code-entry:target{outline:2px solid var(--fg);outline-offset:2px}
 footer{margin-top:3rem;padding-top:.6rem;border-top:1px solid var(--line);color:var(--muted);font-size:.85rem}
 @media (max-width:40rem){body{padding:1rem .8rem 2rem;font-size:14px}.run,.facts{grid-template-columns:1fr}.run dd,.facts dd{margin-bottom:.4rem}
 .detail{margin-left:0}.line,.why{padding-left:0}h1{font-size:1.5rem}tbody th{white-space:normal}
@@ -708,6 +972,8 @@ pre{max-height:none;overflow:visible}.rule>h3,.verdict,summary{break-inside:avoi
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::super::tests::{scenario, summary};
     use super::*;
 
@@ -723,7 +989,10 @@ mod tests {
             stderr: "\u{1b}[31mERROR\u{1b}[0m <style>body{display:none}</style>\r\n\u{7}".into(),
             launch: Some("gw --name '<script>alert(3)</script>'".into()),
             environment: Some("X=<script>".into()),
-            calls: vec!["tools/call x {\"a\":\"<script>alert(4)</script>\"}".into()],
+            calls: vec![
+                "tools/call x {\"a\":\"<script>alert(4)</script>\"}".into(),
+                "→ [ARGUMENTS_INVALID]<script>alert(5)</script>[<b>]".into(),
+            ],
             files: Some("/tmp/<script>".into()),
             rerun: Some("hosted-mcp-conformance --scenario '<script>'".into()),
         });
@@ -735,6 +1004,10 @@ mod tests {
             html.contains("got: &lt;script&gt;alert(1)&lt;/script&gt;&lt;/details&gt;&lt;/pre&gt;")
         );
         assert!(html.contains("&lt;script&gt;alert(2)&lt;/script&gt;"));
+        assert!(html.contains(
+            "→ [<a class=\"code\" href=\"#code-arguments_invalid\">ARGUMENTS_INVALID</a>]\
+             &lt;script&gt;alert(5)&lt;/script&gt;[&lt;b&gt;]"
+        ));
         assert!(html.contains("ERROR &lt;style&gt;body{display:none}&lt;/style&gt;\n\u{fffd}"));
         assert!(!html.contains('\u{1b}'));
         assert_eq!(html.matches("<style>").count(), 1);
@@ -818,6 +1091,248 @@ mod tests {
         assert!(html.contains("TC-NAME-003 judges that"), "{html}");
         assert!(html.contains("badge not-judged"), "{html}");
         assert!(!html.contains(">passed</span>"), "{html}");
+    }
+
+    /// Every `id` of a page.
+    fn ids(html: &str) -> BTreeSet<&str> {
+        html.split(" id=\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect()
+    }
+
+    /// Every `href` of a page (or of a part of it), in order.
+    fn hrefs(html: &str) -> Vec<&str> {
+        html.split(" href=\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect()
+    }
+
+    /// Each scenario's expanded part: from its `<details>` to its end.
+    fn failures(html: &str) -> Vec<&str> {
+        html.split("<details><summary>")
+            .skip(1)
+            .map(|rest| rest.split("</details></li>").next().unwrap())
+            .collect()
+    }
+
+    /// The codes the appendix explains, in order.
+    fn explained(html: &str) -> Vec<&str> {
+        html.split("<article class=\"code-entry\"")
+            .skip(1)
+            .filter_map(|rest| rest.split("data-code=\"").nth(1)?.split('"').next())
+            .collect()
+    }
+
+    /// A run whose failures show codes, each somewhere of its own: in a
+    /// message (an answer quoted in JSON), in the calls' answers, in the
+    /// reason of a scenario that could not be judged, in a scenario of two
+    /// rules; and words in brackets that are no codes, and a code only in
+    /// stderr, which is the gateway's log, not its answer.
+    fn coded_run() -> Summary {
+        let mut failed = scenario("TC-CHECK-001", Level::Required, Status::Failed);
+        failed.failure = Some(Failure {
+            summary: "expected the call to be refused".into(),
+            message: "expected the call to be refused\ngot: {\"text\":\"[UPSTREAM_STATUS] upstream answered 503\"}"
+                .into(),
+            calls: vec![
+                "tools/call listPets {\"limit\":\"x\"}\n→ tool result (isError: true):\n[UPSTREAM_TIMEOUT] no answer [credential]".into(),
+                "tools/call listPets {}\n→ tool result (isError: true):\n[NOT_A_CODE] [ARGUMENTS_INVALID] /limit".into(),
+            ],
+            stderr: "[BODY_EMPTY] logged, not answered".into(),
+            ..Failure::default()
+        });
+        let mut error = scenario("TC-LOAD-001", Level::Required, Status::Error);
+        error.failure = Some(Failure {
+            summary: "[GATEWAY_FAULT] the gateway failed during the call".into(),
+            ..Failure::default()
+        });
+        // One scenario of two rules, shown under each.
+        let mut both = scenario("TC-PROTO-005", Level::Required, Status::NotMet);
+        both.rules.push("TC-CHECK-002".into());
+        both.failure = Some(Failure {
+            summary: "expected a tool error".into(),
+            message: "expected a tool error, got [ARGUMENTS_INVALID] twice".into(),
+            ..Failure::default()
+        });
+        summary(vec![
+            failed,
+            error,
+            both,
+            scenario("TC-ANS-001", Level::Required, Status::Passed),
+            scenario("TC-NAME-008", Level::Recommended, Status::NotMet),
+        ])
+    }
+
+    #[test]
+    fn each_failure_links_its_rules_and_each_code_its_entry() {
+        let s = coded_run();
+        let html = s.html();
+        let ids = ids(&html);
+        for href in hrefs(&html) {
+            let target = href
+                .strip_prefix('#')
+                .unwrap_or_else(|| panic!("{href} leaves the page"));
+            assert!(ids.contains(target), "#{target} is no anchor of the page");
+        }
+        // Each failure links each of its rules' entries.
+        let shown = failures(&html);
+        let expected: Vec<&ScenarioReport> = s
+            .rules()
+            .iter()
+            .flat_map(|r| r.scenarios.clone())
+            .filter(|s| s.status != Status::Passed)
+            .collect();
+        assert_eq!(shown.len(), expected.len());
+        for (failure, scenario) in shown.iter().zip(&expected) {
+            assert!(failure.contains(&scenario.name), "{failure}");
+            let links = hrefs(failure);
+            for rule in &scenario.rules {
+                assert!(
+                    links.contains(&format!("#{rule}").as_str()),
+                    "{rule}: {failure}"
+                );
+            }
+        }
+        // The codes answered, in catalogue order, and only they.
+        let errors = ErrorCatalogue::embedded();
+        // Each where only it stands: in a message, the calls, a reason.
+        let mut codes = vec![
+            "ARGUMENTS_INVALID",
+            "GATEWAY_FAULT",
+            "UPSTREAM_STATUS",
+            "UPSTREAM_TIMEOUT",
+        ];
+        codes.sort_by_key(|code| errors.codes.iter().position(|c| c.code == *code));
+        assert_eq!(explained(&html), codes);
+        for code in codes {
+            let entry = errors.code(code).unwrap();
+            let anchor = format!("code-{}", entry.anchor());
+            // Linked from where it stands, and from the overview.
+            let linked = format!("[<a class=\"code\" href=\"#{anchor}\">{code}</a>]");
+            assert!(html.contains(&linked), "{code} unlinked");
+            assert!(
+                html.contains(&format!("<p>{}</p>", Inline(&entry.meaning))),
+                "{code}"
+            );
+            for (who, what) in &entry.what_to_do {
+                assert!(
+                    html.contains(&format!("<li><b>{}</b>: {}</li>", Text(who), Inline(what))),
+                    "{code}: {who}"
+                );
+            }
+        }
+        for not_a_code in ["[NOT_A_CODE]", "[credential]", "[BODY_EMPTY]"] {
+            assert!(html.contains(not_a_code), "{not_a_code} shown as written");
+        }
+        // Each code's entry names the rules whose failures show it.
+        let entry = html
+            .split("data-code=\"ARGUMENTS_INVALID\"")
+            .nth(1)
+            .unwrap();
+        let entry = entry.split("</article>").next().unwrap();
+        assert_eq!(
+            hrefs(entry),
+            ["#TC-PROTO-005", "#TC-CHECK-001", "#TC-CHECK-002"],
+            "{entry}"
+        );
+        // No code, no appendix.
+        let plain_run = summary(vec![scenario(
+            "TC-NAME-008",
+            Level::Recommended,
+            Status::NotMet,
+        )]);
+        let html = plain_run.html();
+        assert!(explained(&html).is_empty() && !html.contains("id=\"codes\""));
+        assert!(hrefs(failures(&html)[0]).contains(&"#TC-NAME-008"));
+    }
+
+    #[test]
+    fn a_docs_url_links_rules_and_codes_to_the_site_too() {
+        let s = coded_run();
+        let docs: DocsUrl = "https://docs.example/kit/".parse().unwrap();
+        let html = s.html_with(Some(&docs));
+        assert_eq!(html, s.html_with(Some(&docs)), "deterministic");
+        let site = "https://docs.example/kit/";
+        for href in hrefs(&html) {
+            assert!(href.starts_with('#') || href.starts_with(site), "{href}");
+        }
+        for failure in failures(&html) {
+            let links = hrefs(failure);
+            let rules: Vec<&str> = links
+                .iter()
+                .filter_map(|h| h.strip_prefix('#'))
+                .filter(|h| h.starts_with("TC-"))
+                .collect();
+            assert!(!rules.is_empty(), "{failure}");
+            for rule in rules {
+                let on_site = format!("{site}rules.html#{rule}");
+                assert!(links.contains(&on_site.as_str()), "{on_site}: {failure}");
+            }
+        }
+        for code in explained(&html) {
+            let entry = html.split(&format!("data-code=\"{code}\"")).nth(1).unwrap();
+            let entry = entry.split("</article>").next().unwrap();
+            let on_site = format!("{site}errors.html#{}", code.to_ascii_lowercase());
+            assert!(hrefs(entry).contains(&on_site.as_str()), "{code}");
+        }
+        assert!(html.contains(&format!(
+            "<a href=\"{site}rules.html\"><code>docs/rules.md</code></a>"
+        )));
+        // Without it, nothing leads off the page.
+        assert!(!s.html().contains(site));
+    }
+
+    #[test]
+    fn a_docs_url_is_a_site_address() {
+        let url = |text: &str| text.parse::<DocsUrl>().map(|u| u.as_str().to_owned());
+        assert_eq!(
+            url(" https://example.org/kit/ ").unwrap(),
+            "https://example.org/kit"
+        );
+        assert_eq!(
+            url("HTTP://localhost:3000").unwrap(),
+            "HTTP://localhost:3000"
+        );
+        assert_eq!(url("file:///home/me/book").unwrap(), "file:///home/me/book");
+        for refused in [
+            "",
+            "docs.example",
+            "javascript:alert(1)",
+            "https://",
+            "https://x/y?v=1",
+            "https://x/#top",
+            "https://x/a b",
+            "https://x/\"onmouseover=\"",
+        ] {
+            let error = url(refused).unwrap_err();
+            assert!(
+                error.contains("https://example.org/conformance"),
+                "{refused}: {error}"
+            );
+        }
+    }
+
+    /// A stale entry named by scenario links to the scenario's rule, one
+    /// the page holds, never to an anchor that is not there.
+    #[test]
+    fn stale_entries_link_to_rules_on_the_page() {
+        let mut s = summary(vec![scenario(
+            "TC-NAME-005",
+            Level::Required,
+            Status::Passed,
+        )]);
+        s.expected_failures = vec![super::super::ExpectedEntry {
+            key: "checks TC-NAME-005".into(),
+            reason: "listed".into(),
+            place: "known.txt:1".into(),
+        }];
+        let html = s.html();
+        assert!(
+            html.contains("<a href=\"#TC-NAME-005\"><b>checks TC-NAME-005</b></a> passes now"),
+            "{html}"
+        );
     }
 
     #[test]

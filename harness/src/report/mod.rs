@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 pub use expected::{ExpectedEntry, ExpectedFailures};
+pub use html::DocsUrl;
 pub use recorder::{Progress, Recorder};
 
 use crate::catalogue::{Catalogue, Level, Rule};
