@@ -8,7 +8,7 @@ use hosted_mcp_conformance::{
     kit,
     launch::{default_launches, shell_quoted, Target, Template, Transport, DEFAULT_START_TIMEOUT},
     listing::{Listing, Part, TagFilter},
-    report::{ExpectedEntry, ExpectedFailures, Shard, EXIT_USAGE},
+    report::{DocsUrl, ExpectedEntry, ExpectedFailures, Shard, EXIT_USAGE},
     run::{self, merge, read_parts, run, Options, Reports},
     suite::Suite,
 };
@@ -219,6 +219,13 @@ struct OutputArgs {
     #[arg(long, value_name = "PATH")]
     html: Option<PathBuf>,
 
+    /// The kit's documentation site (docs/ built with mdBook), e.g.
+    /// https://example.org/conformance: the HTML report then also links each
+    /// failure's rule to URL/rules.html#TC-... and each error code it explains
+    /// to URL/errors.html#code. Without it the page links only within itself.
+    #[arg(long, value_name = "URL", requires = "html")]
+    docs_url: Option<DocsUrl>,
+
     /// Failures known and accepted for now: lines of `KEY -- REASON`, KEY a
     /// rule ID or a scenario's name (one that names neither is refused).
     /// They do not fail the run, nor do listed scenarios that could not be
@@ -238,6 +245,7 @@ impl OutputArgs {
             junit: self.junit.clone(),
             json: self.json.clone(),
             html: self.html.clone(),
+            docs_url: self.docs_url.clone(),
         }
     }
 

@@ -31,8 +31,8 @@ use crate::{
     pool::Pool,
     report::{
         recorder::{LeftBehind, Origin},
-        Elsewhere, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport, Shard, Status,
-        Summary,
+        DocsUrl, Elsewhere, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport, Shard,
+        Status, Summary,
     },
     world::GatewayWorld,
 };
@@ -79,6 +79,8 @@ pub struct Reports {
     pub junit: Option<PathBuf>,
     pub json: Option<PathBuf>,
     pub html: Option<PathBuf>,
+    /// The documentation site the HTML report also links to (`--docs-url`).
+    pub docs_url: Option<DocsUrl>,
 }
 
 /// Runs the suite, prints the outcome and, last, the counts line. Returns
@@ -512,6 +514,6 @@ fn write_reports(summary: &Summary, reports: &Reports) -> anyhow::Result<()> {
         &reports.json,
         serde_json::to_string_pretty(&summary.json())?,
     )?;
-    write(&reports.html, summary.html())?;
+    write(&reports.html, summary.html_with(reports.docs_url.as_ref()))?;
     Ok(())
 }

@@ -4,7 +4,8 @@
 //! `hosted-mcp-conformance merge` turns it into a page, and headless
 //! Chromium renders that page with every host name unresolvable, once to
 //! dump the DOM it built and once to take a screenshot. Every link of the
-//! page lands on an element of it.
+//! page lands on an element of it; with `--docs-url`, the page links the
+//! documentation site too.
 //!
 //! Needs Chromium at `/usr/bin/chromium` (or the path in `CHROMIUM`); it
 //! fails, not skips, without it. `.ci/run` installs it.
@@ -20,7 +21,7 @@ use std::{
 use hosted_mcp_conformance::{
     catalogue::Catalogue,
     errors::ErrorCatalogue,
-    report::{ExpectedEntry, Failure, ScenarioReport, Status, Summary},
+    report::{DocsUrl, ExpectedEntry, Failure, ScenarioReport, Status, Summary},
 };
 
 /// The hostile part of a body the upstream sent back, as a gateway would echo it.
@@ -511,6 +512,53 @@ fn the_html_report_renders_in_a_browser_with_no_network() {
             dom.contains(&format!(">{status}</span>")),
             "status {status} in words"
         );
+    }
+
+    // With the documentation site: the same page, linking it too.
+    let site = "https://docs.example/conformance";
+    let linked = dir.join("linked.html");
+    let merge = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
+        .arg("merge")
+        .arg(&json)
+        .arg("--html")
+        .arg(&linked)
+        .args(["--docs-url", &format!("{site}/")])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the harness runs");
+    assert_eq!(
+        merge.status.code(),
+        Some(summary.verdict().exit_code.into()),
+        "merge --docs-url: {}",
+        String::from_utf8_lossy(&merge.stderr)
+    );
+    let linked = std::fs::read_to_string(&linked).expect("merge wrote the page");
+    let docs: DocsUrl = site.parse().unwrap();
+    assert_eq!(linked, merged.html_with(Some(&docs)));
+    for href in [
+        format!("{site}/rules.html#TC-ANS-008"),
+        format!("{site}/errors.html#path_value_refused"),
+        format!("{site}/errors.html#upstream_status"),
+    ] {
+        assert!(linked.contains(&format!("href=\"{href}\"")), "{href}");
+    }
+    for (args, says) in [
+        (
+            &["--html", "x.html", "--docs-url", "javascript:alert(1)"][..],
+            "https://",
+        ),
+        (&["--docs-url", site][..], "--html"),
+    ] {
+        let refused = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
+            .arg("merge")
+            .arg(&json)
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("the harness runs");
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
 
     // What the browser painted.
