@@ -97,7 +97,8 @@ pub struct GatewayWorld {
     /// scenario's folder, already checked to stay inside it.
     files: Vec<(PathBuf, String)>,
     credential: String,
-    running: Option<Running>,
+    /// Where the scenario's gateway is in its life.
+    life: Life,
     last_call: Option<CallOutcome>,
     /// How long the latest tool call took, from sending it to its answer.
     last_call_took: Option<Duration>,
@@ -126,19 +127,32 @@ pub struct GatewayWorld {
     start_under_test: bool,
     /// Set when the scenario expects the gateway to exit (a refused document).
     exit_expected: bool,
-    /// Why the gateway did not come up, if it did not.
-    start_failure: Option<StartFailure>,
-    /// Why the gateway was not launched, if it was not.
-    refused: Option<Refusal>,
-    /// Why the latest launch did not come up (exited, silent, no handshake).
+    /// Why the latest launch did not come up (exited, silent, no handshake),
+    /// for the run's health and [`Self::probe`]: a gateway that fails its
+    /// handshake may still be running.
     launch_failure: Option<StartFailure>,
     /// Set in a world that only checks the gateway starts (see [`Self::probe`]).
     probe: bool,
-    /// The gateway's last state, kept when the scenario ends.
-    ended: Option<Ended>,
     /// Set once a launch that stayed silent was made again (see
     /// [`Self::may_relaunch`]); the window is then twice as long.
     relaunched: bool,
+}
+
+/// Where the scenario's gateway is in its life: one field, so that no two
+/// records can disagree (a start failure kept while a gateway still runs).
+enum Life {
+    /// Nothing launched yet, or a launch about to be made again.
+    NotLaunched,
+    /// Launched; the MCP session opens at the first step that needs it.
+    /// Boxed: a session is large, and a scenario has one at a time.
+    Running(Box<Running>),
+    /// The launch did not come up: it exited, or stayed silent.
+    FailedToStart(StartFailure),
+    /// No launch was made: the run gave up on the gateway, or reached
+    /// `--max-failures`.
+    Refused(Refusal),
+    /// Stopped (teardown, restart) or handed back to the pool; what it left.
+    Ended(Ended),
 }
 
 /// What the gateway left behind when its scenario ended.
@@ -187,7 +201,7 @@ impl fmt::Debug for GatewayWorld {
             .field("last_call", &self.last_call)
             .field(
                 "gateway_stderr",
-                &self.running.as_ref().map(|r| r.gateway.stderr()),
+                &self.running().map(|r| r.gateway.stderr()),
             )
             .finish_non_exhaustive()
     }
@@ -222,7 +236,7 @@ impl GatewayWorld {
             document_folder: PathBuf::new(),
             files: Vec::new(),
             credential: DEFAULT_CREDENTIAL.to_owned(),
-            running: None,
+            life: Life::NotLaunched,
             last_call: None,
             last_call_took: None,
             codes_seen: BTreeSet::new(),
@@ -237,11 +251,8 @@ impl GatewayWorld {
             unseen: None,
             start_under_test: false,
             exit_expected: false,
-            start_failure: None,
-            refused: None,
             launch_failure: None,
             probe: false,
-            ended: None,
             relaunched: false,
         })
     }
@@ -268,14 +279,14 @@ impl GatewayWorld {
     /// Stops the gateway and ends the session; done after each scenario.
     /// What the gateway left (stderr, an exit of its own) is kept for the report.
     pub(crate) fn teardown(&mut self) {
-        if let Some(running) = &mut self.running {
-            self.ended = Some(Ended {
+        self.raw = None;
+        if let Life::Running(running) = &mut self.life {
+            let ended = Ended {
                 stderr: running.gateway.stderr(),
                 exited: running.gateway.exit_status(),
-            });
+            };
+            self.life = Life::Ended(ended);
         }
-        self.raw = None;
-        self.running = None;
         if let Some(dir) = self.dir.take() {
             self.finished_dir = Some(dir);
         }
@@ -307,30 +318,31 @@ impl GatewayWorld {
 
     /// What the report shows besides the failed step; see [`Diagnostics`].
     pub fn diagnostics(&self) -> Diagnostics {
-        let stderr = match (&self.running, &self.ended, &self.start_failure) {
-            (Some(running), _, _) => running.gateway.stderr(),
-            (None, Some(ended), _) => ended.stderr.clone(),
-            (None, None, Some(failure)) => failure.stderr.clone(),
-            (None, None, None) => String::new(),
+        let stderr = match &self.life {
+            Life::Running(running) => running.gateway.stderr(),
+            Life::Ended(ended) => ended.stderr.clone(),
+            Life::FailedToStart(failure) => failure.stderr.clone(),
+            Life::NotLaunched | Life::Refused(_) => String::new(),
         };
-        let crashed = self
-            .ended
-            .as_ref()
-            .and_then(|e| e.exited)
-            .filter(|status| !status.success() && !self.exit_expected);
-        let not_judged = match (&self.start_failure, crashed) {
-            (Some(failure), _) if failure.status.is_some() && self.start_under_test => None,
-            (Some(failure), _) => Some(format!("the gateway did not start: {}", failure.reason)),
-            (None, Some(status)) => {
-                Some(format!("the gateway exited during the scenario ({status})"))
+        // Why the scenario was not run, or what it saw is no verdict.
+        let (not_run, not_judged) = match &self.life {
+            Life::FailedToStart(failure) if failure.status.is_some() && self.start_under_test => {
+                (None, None)
             }
-            (None, None) => None,
-        };
-        // A launch not made: the scenario was not run, or cannot be judged.
-        let (not_run, not_judged) = match &self.refused {
-            Some(budget @ Refusal::Budget(_)) => (Some(budget.to_string()), None),
-            Some(refusal) => (None, Some(refusal.to_string())),
-            None => (None, not_judged),
+            Life::FailedToStart(failure) => (
+                None,
+                Some(format!("the gateway did not start: {}", failure.reason)),
+            ),
+            Life::Ended(Ended {
+                exited: Some(status),
+                ..
+            }) if !status.success() && !self.exit_expected => (
+                None,
+                Some(format!("the gateway exited during the scenario ({status})")),
+            ),
+            Life::Refused(budget @ Refusal::Budget(_)) => (Some(budget.to_string()), None),
+            Life::Refused(refusal) => (None, Some(refusal.to_string())),
+            _ => (None, None),
         };
         Diagnostics {
             not_judged,
@@ -445,7 +457,7 @@ impl GatewayWorld {
     }
 
     fn before_launch(&self, what: &str) -> anyhow::Result<()> {
-        if self.running.is_some() {
+        if self.running().is_some() {
             bail!("{what} must be set before the gateway is launched");
         }
         Ok(())
@@ -627,19 +639,29 @@ impl GatewayWorld {
 
     /// Why the gateway did not come up in this scenario, if it did not.
     pub fn start_failure(&self) -> Option<&StartFailure> {
-        self.start_failure.as_ref()
+        match &self.life {
+            Life::FailedToStart(failure) => Some(failure),
+            _ => None,
+        }
     }
 
     /// How the gateway ended at start-up, if it did: it never came up (as
     /// recorded at its launch), or, over stdio, it was launched and then
     /// exited before its handshake, which the failed session shows.
     pub async fn ended_at_start(&mut self) -> Option<&StartFailure> {
-        if self.start_failure.is_none() {
-            let running = self.running.as_mut()?;
+        if let Life::Running(running) = &mut self.life {
             let failure = running.gateway.exit_within(EXIT_SEEN_WITHIN).await?;
-            self.start_failure = Some(failure);
+            self.life = Life::FailedToStart(failure);
         }
-        self.start_failure.as_ref()
+        self.start_failure()
+    }
+
+    /// The running gateway, if one is.
+    fn running(&self) -> Option<&Running> {
+        match &self.life {
+            Life::Running(running) => Some(running),
+            _ => None,
+        }
     }
 
     /// How long the latest tool call took (calls over the scenario's session).
@@ -669,7 +691,7 @@ impl GatewayWorld {
         self.launched().await?;
         // Hand-driven HTTP has no handshake to wait for: accepting is starting.
         self.slot = None;
-        let running = self.running.as_ref().context("no gateway")?;
+        let running = self.running().context("no gateway")?;
         running.gateway.mcp_url().with_context(|| {
             format!(
                 "this needs the http transport, the scenario speaks {}",
@@ -696,10 +718,10 @@ impl GatewayWorld {
                         self.came_up();
                     }
                     self.slot = None;
-                    self.running = Some(Running {
+                    self.life = Life::Running(Box::new(Running {
                         client: None,
                         gateway,
-                    });
+                    }));
                     bail!(
                         "the gateway is running ({}) although it should have refused its document",
                         match self.transport {
@@ -785,7 +807,9 @@ impl GatewayWorld {
             let may_relaunch = self.may_relaunch();
             // The handshake ends the start-up: it gets the start-up window too.
             let within = self.start_timeout().max(crate::client::CONNECT_TIMEOUT);
-            let running = self.running.as_mut().context("no gateway")?;
+            let Life::Running(running) = &mut self.life else {
+                bail!("no gateway");
+            };
             if running.client.is_some() {
                 break;
             }
@@ -799,7 +823,7 @@ impl GatewayWorld {
                 Err(error) if self.served_before > 0 => {
                     // A kept gateway that cannot open another session is not
                     // this scenario's verdict: it gets a launch of its own.
-                    self.running = None;
+                    self.life = Life::NotLaunched;
                     self.served_before = 0;
                     self.notes.push(format!(
                         "the gateway kept from an earlier scenario could not open a new session \
@@ -812,7 +836,7 @@ impl GatewayWorld {
                     // is exiting is reported with its status and last words.
                     let exited = running.gateway.exit_within(EXIT_SEEN_WITHIN).await;
                     if exited.is_none() && may_relaunch && error.is::<HandshakeTimedOut>() {
-                        self.running = None;
+                        self.life = Life::NotLaunched;
                         self.relaunch("did not answer the MCP handshake");
                         continue;
                     }
@@ -838,12 +862,12 @@ impl GatewayWorld {
             self.slot = None;
             self.came_up();
         }
-        let running = self.running.as_mut().context("no gateway")?;
+        let running = self.running().context("no gateway")?;
         running.client.as_ref().context("no session")
     }
 
     async fn launched(&mut self) -> anyhow::Result<()> {
-        if self.running.is_none() {
+        if self.running().is_none() {
             if let Some(kept) = self.kept_that_fits() {
                 self.use_kept(kept);
                 return Ok(());
@@ -852,17 +876,17 @@ impl GatewayWorld {
                 Ok(gateway) => gateway,
                 Err(failure) => {
                     self.launch_failed(failure.clone());
-                    self.start_failure = Some(failure.clone());
+                    self.life = Life::FailedToStart(failure.clone());
                     return Err(failure.into());
                 }
             };
             if self.transport == Transport::Http {
                 self.came_up();
             }
-            self.running = Some(Running {
+            self.life = Life::Running(Box::new(Running {
                 client: None,
                 gateway,
-            });
+            }));
         }
         Ok(())
     }
@@ -920,7 +944,7 @@ impl GatewayWorld {
         });
         if let Err(refusal) = refused {
             self.slot = None;
-            self.refused = Some(refusal.clone());
+            self.life = Life::Refused(refusal.clone());
             return Err(refusal.into());
         }
         self.launched_key = Some(self.launch_key());

@@ -2,7 +2,9 @@
 //! scenario's document is set, using it at the launch if it still fits, and
 //! handing it back when the scenario passed.
 
-use super::{answer_every_request, answer_unstubbed, requests_seen, Ended, GatewayWorld, Running};
+use super::{
+    answer_every_request, answer_unstubbed, requests_seen, Ended, GatewayWorld, Life, Running,
+};
 use crate::{
     launch::Transport,
     pool::{Kept, KeptGateway, LaunchKey, Wanted},
@@ -39,7 +41,7 @@ impl GatewayWorld {
             || self.upstream_used.get()
             || self.probe
             || self.wanted.is_some()
-            || self.running.is_some()
+            || self.running().is_some()
         {
             return;
         }
@@ -104,24 +106,27 @@ impl GatewayWorld {
             && self.transport == Transport::Http
             && self.dir.is_some()
             && self.launched_key.is_some()
-            && self
-                .running
-                .as_mut()
-                .is_some_and(|running| running.gateway.exit_status().is_none());
+            && self.upstream.is_some()
+            && match &mut self.life {
+                Life::Running(running) => running.gateway.exit_status().is_none(),
+                _ => false,
+            };
         if !may_keep {
             return None;
         }
-        let (key, running, upstream, dir) = (
-            self.launched_key.take()?,
-            self.running.take()?,
-            self.upstream.take()?,
-            self.dir.take()?,
-        );
         // What a report of this scenario shows, kept before the reset.
-        self.ended = Some(Ended {
+        let Life::Running(running) = std::mem::replace(&mut self.life, Life::NotLaunched) else {
+            return None;
+        };
+        self.life = Life::Ended(Ended {
             stderr: running.gateway.stderr(),
             exited: None,
         });
+        let (key, upstream, dir) = (
+            self.launched_key.take()?,
+            self.upstream.take()?,
+            self.dir.take()?,
+        );
         self.handed_back_requests = requests_seen(&upstream);
         // The session ends as at teardown: dropped, which closes its
         // connections (a polite close waits on rmcp for up to 2 s).
@@ -156,9 +161,9 @@ impl GatewayWorld {
         self.launched_as = Some(kept.gateway.invocation().clone());
         self.launched_key = Some(kept.key);
         self.dir = Some(kept.dir);
-        self.running = Some(Running {
+        self.life = Life::Running(Box::new(Running {
             client: None,
             gateway: kept.gateway,
-        });
+        }));
     }
 }
