@@ -34,7 +34,7 @@ use crate::{
         DocsUrl, Elsewhere, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport, Shard,
         Status, Summary,
     },
-    world::GatewayWorld,
+    world::{GatewayWorld, Settings},
 };
 
 /// What to run and how to report it.
@@ -227,15 +227,16 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         .max_concurrent_scenarios(options.concurrency)
         .before(move |feature, _, scenario, world| {
             let tags = || feature.tags.iter().chain(&scenario.tags);
-            world.configure(
-                Arc::clone(&launcher),
-                Arc::clone(&scenario_health),
-                scenario_pool.clone(),
-                Transport::of_tags(tags(), default_transport),
-                !tags().any(|tag| tag == placement::FROM_DOCUMENT_TAG),
+            world.configure(Settings {
+                launcher: Arc::clone(&launcher),
+                health: Arc::clone(&scenario_health),
+                pool: scenario_pool.clone(),
+                transport: Transport::of_tags(tags(), default_transport),
+                hint_credential: !tags().any(|tag| tag == placement::FROM_DOCUMENT_TAG),
                 // Scenarios that judge names and their order find no tool by operation.
-                !tags().any(|tag| tag.starts_with(NAMING_RULES) || tag == ORDER_RULE),
-            );
+                resolve_names: !tags()
+                    .any(|tag| tag.starts_with(NAMING_RULES) || tag == ORDER_RULE),
+            });
             async {}.boxed_local()
         })
         .after(move |feature, _, scenario, finished, world| {

@@ -133,6 +133,8 @@ pub struct GatewayWorld {
     launch_failure: Option<StartFailure>,
     /// Set in a world that only checks the gateway starts (see [`Self::probe`]).
     probe: bool,
+    /// The run's start-up window (see [`Self::start_timeout`]).
+    start_window: Duration,
     /// Set once a launch that stayed silent was made again (see
     /// [`Self::may_relaunch`]); the window is then twice as long.
     relaunched: bool,
@@ -153,6 +155,20 @@ enum Life {
     Refused(Refusal),
     /// Stopped (teardown, restart) or handed back to the pool; what it left.
     Ended(Ended),
+}
+
+/// What the runner chooses for a scenario before it starts.
+pub(crate) struct Settings {
+    pub(crate) launcher: Arc<Launcher>,
+    /// The run's launch record.
+    pub(crate) health: Arc<Health>,
+    /// Gateways kept between scenarios; `None` with `--isolate`.
+    pub(crate) pool: Option<Arc<Pool>>,
+    pub(crate) transport: Transport,
+    /// Whether the gateway is told where the credential goes (see [`placement`]).
+    pub(crate) hint_credential: bool,
+    /// Whether a tool the gateway names otherwise is found by its operation.
+    pub(crate) resolve_names: bool,
 }
 
 /// What the gateway left behind when its scenario ended.
@@ -253,27 +269,20 @@ impl GatewayWorld {
             exit_expected: false,
             launch_failure: None,
             probe: false,
+            start_window: crate::launch::DEFAULT_START_TIMEOUT,
             relaunched: false,
         })
     }
 
-    /// Chooses the gateway and transport, and whether the gateway is told
-    /// where the credential goes; done by the runner before each scenario.
-    pub(crate) fn configure(
-        &mut self,
-        launcher: Arc<Launcher>,
-        health: Arc<Health>,
-        pool: Option<Arc<Pool>>,
-        transport: Transport,
-        hint_credential: bool,
-        resolve_names: bool,
-    ) {
-        self.pool = pool;
-        self.launcher = Some(launcher);
-        self.health = Some(health);
-        self.transport = transport;
-        self.hint_credential = hint_credential;
-        self.resolve_names = resolve_names;
+    /// Sets the scenario up as the runner chose; done before each scenario.
+    pub(crate) fn configure(&mut self, settings: Settings) {
+        self.start_window = settings.launcher.start_timeout;
+        self.pool = settings.pool;
+        self.launcher = Some(settings.launcher);
+        self.health = Some(settings.health);
+        self.transport = settings.transport;
+        self.hint_credential = settings.hint_credential;
+        self.resolve_names = settings.resolve_names;
     }
 
     /// Stops the gateway and ends the session; done after each scenario.
@@ -756,15 +765,11 @@ impl GatewayWorld {
 
     /// The start-up window of this scenario's next launch: the run's, twice
     /// that for a launch made again.
-    fn start_timeout(&self) -> std::time::Duration {
-        let window = self
-            .launcher
-            .as_ref()
-            .map_or(crate::launch::DEFAULT_START_TIMEOUT, |l| l.start_timeout);
+    fn start_timeout(&self) -> Duration {
         if self.relaunched {
-            window * 2
+            self.start_window * 2
         } else {
-            window
+            self.start_window
         }
     }
 
@@ -979,7 +984,14 @@ impl GatewayWorld {
         transport: Transport,
     ) -> anyhow::Result<Option<StartFailure>> {
         let mut world = Self::new().await?;
-        world.configure(launcher, health, None, transport, true, true);
+        world.configure(Settings {
+            launcher,
+            health,
+            pool: None,
+            transport,
+            hint_credential: true,
+            resolve_names: true,
+        });
         world.probe = true;
         world.set_document(PROBE_DOCUMENT).await?;
         let failure = match world.start().await {
