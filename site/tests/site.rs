@@ -60,6 +60,34 @@ fn every_link_and_anchor_lands() {
     );
 }
 
+/// The harness's HTML report, given `--docs-url`, links each rule to
+/// `rules.html#ID` and each code to `errors.html#code`: those must be there.
+#[test]
+fn every_rule_and_code_has_the_anchor_reports_link_to() {
+    let rules = read(&site().join("rules.html"));
+    let catalogue = read(&kit().join("docs/rules.md"));
+    let ids: Vec<&str> = catalogue
+        .lines()
+        .filter_map(|line| line.strip_prefix("| <a id=\""))
+        .filter_map(|line| line.split('"').next())
+        .collect();
+    assert!(ids.len() > 50, "docs/rules.md has only {} rules", ids.len());
+    for id in ids {
+        assert!(
+            rules.contains(&format!("id=\"{id}\"")),
+            "rules.html lacks {id}"
+        );
+    }
+    let errors = read(&site().join("errors.html"));
+    for code in codes() {
+        let anchor = code.to_ascii_lowercase();
+        assert!(
+            errors.contains(&format!("id=\"{anchor}\"")),
+            "errors.html lacks {code}"
+        );
+    }
+}
+
 #[test]
 fn every_scenario_link_lands_on_its_line_of_a_feature_page() {
     let docs = read(&kit().join("docs/scenarios.md"));
