@@ -12,12 +12,15 @@
 
 use std::{
     collections::BTreeMap,
-    fs::File,
     path::{Path, PathBuf},
-    process::{Command, Stdio},
-    time::{Duration, Instant},
+    process::Command,
+    time::Instant,
 };
 
+#[path = "support/chromium.rs"]
+mod chromium;
+
+use chromium::{browse, chromium};
 use hosted_mcp_conformance::{
     catalogue::Catalogue,
     errors::ErrorCatalogue,
@@ -29,22 +32,6 @@ const HOSTILE: &str = "<script>alert(1)</script></details><img src=\"https://evi
 /// The error codes the failure's message and answers show, in the error
 /// catalogue's order; `[NOT_A_CODE]` beside them is no code.
 const CODES: [&str; 2] = ["PATH_VALUE_REFUSED", "UPSTREAM_STATUS"];
-/// How long one Chromium run may take.
-const BROWSER_TIMEOUT: Duration = Duration::from_secs(90);
-
-fn chromium() -> PathBuf {
-    let path = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    assert!(
-        path.is_file(),
-        "this test renders the HTML report in a real browser, and there is no Chromium at {}: \
-         install it with `sudo apt-get install -y --no-install-recommends chromium` \
-         (Debian/Ubuntu; .ci/run does it), or set CHROMIUM to a Chromium binary",
-        path.display()
-    );
-    path
-}
 
 fn scenario(rule: &str, line: usize, name: &str, status: Status) -> ScenarioReport {
     let entry = Catalogue::embedded().rule(rule).expect("a catalogued rule");
@@ -225,55 +212,6 @@ fn workdir() -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a folder for the test");
     dir
-}
-
-/// Runs Chromium headless on `page` with a profile of its own and no way
-/// to reach any host; returns what it printed on stdout.
-fn browse(dir: &Path, run: &str, page: &Path, extra: &[&str]) -> String {
-    let profile = dir.join(format!("profile-{run}"));
-    let stdout_path = dir.join(format!("{run}.stdout"));
-    let stderr_path = dir.join(format!("{run}.stderr"));
-    let mut child = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--host-resolver-rules=MAP * ~NOTFOUND",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(extra)
-        .arg(format!("file://{}", page.display()))
-        .stdin(Stdio::null())
-        .stdout(File::create(&stdout_path).expect("stdout file"))
-        .stderr(File::create(&stderr_path).expect("stderr file"))
-        .spawn()
-        .expect("Chromium starts");
-    let deadline = Instant::now() + BROWSER_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for Chromium") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "Chromium ({run}) took over {BROWSER_TIMEOUT:?}; its stderr:\n{}",
-                std::fs::read_to_string(&stderr_path).unwrap_or_default()
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(
-        status.success(),
-        "Chromium ({run}) exited with {status}; its stderr:\n{}",
-        std::fs::read_to_string(&stderr_path).unwrap_or_default()
-    );
-    std::fs::read_to_string(&stdout_path).expect("Chromium's stdout")
 }
 
 /// Every start tag of `html`, as written (`<a href="#x">`). Text never

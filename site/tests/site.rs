@@ -7,15 +7,14 @@
 //! fails, not skips, without it. `.ci/run` installs it.
 
 use std::{
-    fs::File,
     path::{Path, PathBuf},
-    process::{Command, Stdio},
     sync::OnceLock,
-    time::{Duration, Instant},
 };
 
-/// How long one Chromium run may take.
-const BROWSER_TIMEOUT: Duration = Duration::from_secs(90);
+#[path = "../../harness/tests/support/chromium.rs"]
+mod chromium;
+
+use chromium::browse;
 
 fn kit() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -143,7 +142,7 @@ fn each_feature_file_is_a_page_with_every_line_an_anchor() {
 #[test]
 fn the_errors_page_renders_with_an_entry_for_every_code() {
     let page = site().join("errors.html");
-    let dom = browse(&page);
+    let dom = rendered(&page);
     // The sidebar is written by mdBook's script: seeing it shows the page ran
     // as a reader's browser runs it, not only that the file was read.
     assert!(
@@ -161,80 +160,20 @@ fn the_errors_page_renders_with_an_entry_for_every_code() {
             assert!(entry.contains(part), "the entry for {code} lacks {part:?}");
         }
     }
-    let feature = browse(&site().join("features/answer.html"));
+    let feature = rendered(&site().join("features/answer.html"));
     assert!(
         feature.contains("<span id=\"L1\">") && feature.contains("href=\"../rules.html#TC-ANS-"),
         "the rendered feature page lost its line anchors or rule links"
     );
 }
 
-fn chromium() -> PathBuf {
-    let path = std::env::var_os("CHROMIUM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
-    assert!(
-        path.is_file(),
-        "this test renders the site in a real browser, and there is no Chromium at {}: \
-         install it with `sudo apt-get install -y --no-install-recommends chromium` \
-         (Debian/Ubuntu; .ci/run does it), or set CHROMIUM to a Chromium binary",
-        path.display()
-    );
-    path
-}
-
-/// The DOM of `page` after Chromium, headless, with a profile of its own and
-/// no way to reach any host, ran its scripts.
-fn browse(page: &Path) -> String {
+/// The DOM of `page` once Chromium ran its scripts.
+fn rendered(page: &Path) -> String {
     let run = page
         .file_stem()
         .and_then(|stem| stem.to_str())
         .unwrap_or("page");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("browser-{run}"));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser");
     std::fs::create_dir_all(&dir).expect("a folder for the browser");
-    let stdout_path = dir.join("stdout");
-    let stderr_path = dir.join("stderr");
-    let mut child = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--host-resolver-rules=MAP * ~NOTFOUND",
-            "--dump-dom",
-        ])
-        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
-        .arg(format!("file://{}", page.display()))
-        .stdin(Stdio::null())
-        .stdout(File::create(&stdout_path).expect("stdout file"))
-        .stderr(File::create(&stderr_path).expect("stderr file"))
-        .spawn()
-        .expect("Chromium starts");
-    let deadline = Instant::now() + BROWSER_TIMEOUT;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("waiting for Chromium") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "Chromium took over {BROWSER_TIMEOUT:?} on {}; its stderr:\n{}",
-                page.display(),
-                read(&stderr_path)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(
-        status.success(),
-        "Chromium exited with {status} on {}; its stderr:\n{}",
-        page.display(),
-        read(&stderr_path)
-    );
-    read(&stdout_path)
+    browse(&dir, run, page, &["--dump-dom"])
 }
