@@ -51,6 +51,23 @@ impl FeaturePages {
         files.sort();
         Ok(Self { files })
     }
+
+    /// The chapter that lists the feature files, each with its `Feature:` title.
+    fn index(&self) -> String {
+        let mut page = String::from(
+            "# Feature files\n\nThe scenarios, one file per section of the spec, as the harness \
+             runs them. Each scenario carries the IDs of the rules it judges as tags.\n\n",
+        );
+        for (stem, text) in &self.files {
+            let title = text
+                .lines()
+                .find_map(|line| line.trim().strip_prefix("Feature:"))
+                .map(str::trim)
+                .unwrap_or_default();
+            let _ = writeln!(page, "- [{stem}.feature]({stem}.md): {title}");
+        }
+        page
+    }
 }
 
 impl Preprocessor for FeaturePages {
@@ -84,25 +101,6 @@ impl Preprocessor for FeaturePages {
         }
         book.push_item(BookItem::Chapter(index));
         Ok(book)
-    }
-}
-
-impl FeaturePages {
-    /// The chapter that lists the feature files, each with its `Feature:` title.
-    fn index(&self) -> String {
-        let mut page = String::from(
-            "# Feature files\n\nThe scenarios, one file per section of the spec, as the harness \
-             runs them. Each scenario carries the IDs of the rules it judges as tags.\n\n",
-        );
-        for (stem, text) in &self.files {
-            let title = text
-                .lines()
-                .find_map(|line| line.trim().strip_prefix("Feature:"))
-                .map(str::trim)
-                .unwrap_or_default();
-            let _ = writeln!(page, "- [{stem}.feature]({stem}.md): {title}");
-        }
-        page
     }
 }
 
