@@ -296,22 +296,7 @@ fn the_html_report_renders_in_a_browser_with_no_network() {
     )
     .unwrap();
     let page = dir.join("page.html");
-    let merge = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
-        .arg("merge")
-        .arg(&json)
-        .arg("--html")
-        .arg(&page)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the harness runs");
-    // The report has failures, so merge says so in its exit status.
-    assert_eq!(
-        merge.status.code(),
-        Some(summary.verdict().exit_code.into()),
-        "merge: {}",
-        String::from_utf8_lossy(&merge.stderr)
-    );
-    let html = std::fs::read_to_string(&page).expect("merge wrote the page");
+    let html = merge_into_page(&json, &page, &[], summary.verdict().exit_code);
     let merged = Summary::merge(vec![("report.json".into(), summary.clone())]).unwrap();
     assert_eq!(
         html,
@@ -454,23 +439,12 @@ fn the_html_report_renders_in_a_browser_with_no_network() {
 
     // With the documentation site: the same page, linking it too.
     let site = "https://docs.example/conformance";
-    let linked = dir.join("linked.html");
-    let merge = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
-        .arg("merge")
-        .arg(&json)
-        .arg("--html")
-        .arg(&linked)
-        .args(["--docs-url", &format!("{site}/")])
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the harness runs");
-    assert_eq!(
-        merge.status.code(),
-        Some(summary.verdict().exit_code.into()),
-        "merge --docs-url: {}",
-        String::from_utf8_lossy(&merge.stderr)
+    let linked = merge_into_page(
+        &json,
+        &dir.join("linked.html"),
+        &["--docs-url", &format!("{site}/")],
+        summary.verdict().exit_code,
     );
-    let linked = std::fs::read_to_string(&linked).expect("merge wrote the page");
     let docs: DocsUrl = site.parse().unwrap();
     assert_eq!(linked, merged.html_with(Some(&docs)));
     for href in [
@@ -525,4 +499,26 @@ fn the_html_report_renders_in_a_browser_with_no_network() {
         started.elapsed(),
         png.display()
     );
+}
+
+/// Runs `merge` on the JSON report `json` with `--html page` and `extra`,
+/// checks its exit status (the report's verdict), and returns the page.
+fn merge_into_page(json: &Path, page: &Path, extra: &[&str], exit_code: u8) -> String {
+    let merge = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
+        .arg("merge")
+        .arg(json)
+        .arg("--html")
+        .arg(page)
+        .args(extra)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the harness runs");
+    // The report has failures, so merge says so in its exit status.
+    assert_eq!(
+        merge.status.code(),
+        Some(exit_code.into()),
+        "merge {extra:?}: {}",
+        String::from_utf8_lossy(&merge.stderr)
+    );
+    std::fs::read_to_string(page).expect("merge wrote the page")
 }
