@@ -251,6 +251,10 @@ Feature: The request
       | a lone CR | abc\\u000dX-Injected: MARKER        |
       | NUL       | abc\\u0000MARKER                    |
 
+  # One document serves every example, an operation per header, so one
+  # gateway launch covers them all. The tools are numbered (report-N): names
+  # made from the headers would differ only in case, and a gateway that
+  # folds or shortens names would call one header's tool for another.
   @TC-REQ-008
   Scenario Outline: No argument can set the header <header>
     Given the OpenAPI document:
@@ -258,52 +262,78 @@ Feature: The request
       openapi: 3.1.0
       info: {title: Headers, version: "1"}
       paths:
-        /report:
-          get:
-            operationId: report
-            parameters:
-              - {name: "<header>", in: header, schema: {type: string}}
-              - {name: X-Trace, in: header, schema: {type: string}}
-            responses: {"200": {description: ok}}
+        /report/1: {get: {operationId: report-1, parameters: [{name: "Authorization", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/2: {get: {operationId: report-2, parameters: [{name: "authorization", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/3: {get: {operationId: report-3, parameters: [{name: "AUTHORIZATION", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/4: {get: {operationId: report-4, parameters: [{name: "Proxy-Authorization", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/5: {get: {operationId: report-5, parameters: [{name: "Cookie", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/6: {get: {operationId: report-6, parameters: [{name: "cookie", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/7: {get: {operationId: report-7, parameters: [{name: "Set-Cookie", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/8: {get: {operationId: report-8, parameters: [{name: "Host", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/9: {get: {operationId: report-9, parameters: [{name: "Content-Length", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/10: {get: {operationId: report-10, parameters: [{name: "Content-Type", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/11: {get: {operationId: report-11, parameters: [{name: "Accept", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/12: {get: {operationId: report-12, parameters: [{name: "Accept-Encoding", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/13: {get: {operationId: report-13, parameters: [{name: "Connection", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/14: {get: {operationId: report-14, parameters: [{name: "Transfer-Encoding", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/15: {get: {operationId: report-15, parameters: [{name: "X-Api-Key", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/16: {get: {operationId: report-16, parameters: [{name: "x-API-key", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/17: {get: {operationId: report-17, parameters: [{name: "Api-Key", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/18: {get: {operationId: report-18, parameters: [{name: "X-Forwarded-For", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/19: {get: {operationId: report-19, parameters: [{name: "Forwarded", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/20: {get: {operationId: report-20, parameters: [{name: "X-Request-Id", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/21: {get: {operationId: report-21, parameters: [{name: "Traceparent", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/22: {get: {operationId: report-22, parameters: [{name: "Tracestate", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/23: {get: {operationId: report-23, parameters: [{name: "User-Agent", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/24: {get: {operationId: report-24, parameters: [{name: "X-Real-Ip", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/25: {get: {operationId: report-25, parameters: [{name: "X-Payment", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/26: {get: {operationId: report-26, parameters: [{name: "X-Agentify-Operation", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/27: {get: {operationId: report-27, parameters: [{name: "X-Agentify-Anything", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/28: {get: {operationId: report-28, parameters: [{name: "x-agentify-tenant", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/29: {get: {operationId: report-29, parameters: [{name: "Mcp-Session-Id", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/30: {get: {operationId: report-30, parameters: [{name: "MCP-Protocol-Version", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/31: {get: {operationId: report-31, parameters: [{name: "mcp-whatever", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/32: {get: {operationId: report-32, parameters: [{name: "Payment-Signature", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /report/33: {get: {operationId: report-33, parameters: [{name: "PAYMENT-Receipt", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
       """
-    When the client calls "report" with {"<header>": "MARKER-7f3a", "X-Trace": "ok"}
+    When the client calls "report-<n>" with {"<header>": "MARKER-7f3a", "X-Trace": "ok"}
     Then no byte that reached the upstream contains "MARKER-7f3a"
 
     Examples:
-      | header                |
-      | Authorization         |
-      | authorization         |
-      | AUTHORIZATION         |
-      | Proxy-Authorization   |
-      | Cookie                |
-      | cookie                |
-      | Set-Cookie            |
-      | Host                  |
-      | Content-Length        |
-      | Content-Type          |
-      | Accept                |
-      | Accept-Encoding       |
-      | Connection            |
-      | Transfer-Encoding     |
-      | X-Api-Key             |
-      | x-API-key             |
-      | Api-Key               |
-      | X-Forwarded-For       |
-      | Forwarded             |
-      | X-Request-Id          |
-      | Traceparent           |
-      | Tracestate            |
-      | User-Agent            |
-      | X-Real-Ip             |
-      | X-Payment             |
-      | X-Agentify-Operation  |
-      | X-Agentify-Anything   |
-      | x-agentify-tenant     |
-      | Mcp-Session-Id        |
-      | MCP-Protocol-Version  |
-      | mcp-whatever          |
-      | Payment-Signature     |
-      | PAYMENT-Receipt       |
+      | header                | n  |
+      | Authorization         | 1  |
+      | authorization         | 2  |
+      | AUTHORIZATION         | 3  |
+      | Proxy-Authorization   | 4  |
+      | Cookie                | 5  |
+      | cookie                | 6  |
+      | Set-Cookie            | 7  |
+      | Host                  | 8  |
+      | Content-Length        | 9  |
+      | Content-Type          | 10 |
+      | Accept                | 11 |
+      | Accept-Encoding       | 12 |
+      | Connection            | 13 |
+      | Transfer-Encoding     | 14 |
+      | X-Api-Key             | 15 |
+      | x-API-key             | 16 |
+      | Api-Key               | 17 |
+      | X-Forwarded-For       | 18 |
+      | Forwarded             | 19 |
+      | X-Request-Id          | 20 |
+      | Traceparent           | 21 |
+      | Tracestate            | 22 |
+      | User-Agent            | 23 |
+      | X-Real-Ip             | 24 |
+      | X-Payment             | 25 |
+      | X-Agentify-Operation  | 26 |
+      | X-Agentify-Anything   | 27 |
+      | x-agentify-tenant     | 28 |
+      | Mcp-Session-Id        | 29 |
+      | MCP-Protocol-Version  | 30 |
+      | mcp-whatever          | 31 |
+      | Payment-Signature     | 32 |
+      | PAYMENT-Receipt       | 33 |
 
   @TC-REQ-009 @http
   Scenario: The agent's own Authorization, Cookie and other headers stay with the gateway
