@@ -180,6 +180,10 @@ Feature: Arguments
     Then the tool "listPets" takes the arguments:
       | q |
 
+  # One document serves every example, an operation per header, so one
+  # gateway launch covers them all. The tools are numbered (listThings-N): names
+  # made from the headers would differ only in case, and a gateway that
+  # folds or shortens names would call one header's tool for another.
   @TC-ARG-006
   Scenario Outline: A header argument may never set is not an argument: <header>
     Given the OpenAPI document:
@@ -187,57 +191,82 @@ Feature: Arguments
       openapi: 3.0.3
       info: {title: Headers, version: "1"}
       paths:
-        /things:
-          get:
-            operationId: listThings
-            parameters:
-              - {name: "<header>", in: header, required: true, schema: {type: string}}
-              - {name: X-Client-Version, in: header, schema: {type: string}}
-            responses: {"200": {description: ok}}
+        /things/1: {get: {operationId: listThings-1, parameters: [{name: "Authorization", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/2: {get: {operationId: listThings-2, parameters: [{name: "Proxy-Authorization", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/3: {get: {operationId: listThings-3, parameters: [{name: "Cookie", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/4: {get: {operationId: listThings-4, parameters: [{name: "Set-Cookie", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/5: {get: {operationId: listThings-5, parameters: [{name: "Host", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/6: {get: {operationId: listThings-6, parameters: [{name: "Content-Length", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/7: {get: {operationId: listThings-7, parameters: [{name: "Content-Type", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/8: {get: {operationId: listThings-8, parameters: [{name: "Accept", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/9: {get: {operationId: listThings-9, parameters: [{name: "Accept-Encoding", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/10: {get: {operationId: listThings-10, parameters: [{name: "Connection", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/11: {get: {operationId: listThings-11, parameters: [{name: "Transfer-Encoding", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/12: {get: {operationId: listThings-12, parameters: [{name: "X-Api-Key", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/13: {get: {operationId: listThings-13, parameters: [{name: "Api-Key", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/14: {get: {operationId: listThings-14, parameters: [{name: "X-Forwarded-For", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/15: {get: {operationId: listThings-15, parameters: [{name: "Forwarded", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/16: {get: {operationId: listThings-16, parameters: [{name: "X-Request-Id", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/17: {get: {operationId: listThings-17, parameters: [{name: "Traceparent", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/18: {get: {operationId: listThings-18, parameters: [{name: "Tracestate", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/19: {get: {operationId: listThings-19, parameters: [{name: "User-Agent", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/20: {get: {operationId: listThings-20, parameters: [{name: "X-Real-Ip", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/21: {get: {operationId: listThings-21, parameters: [{name: "X-Payment", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/22: {get: {operationId: listThings-22, parameters: [{name: "authorization", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/23: {get: {operationId: listThings-23, parameters: [{name: "AUTHORIZATION", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/24: {get: {operationId: listThings-24, parameters: [{name: "x-api-key", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/25: {get: {operationId: listThings-25, parameters: [{name: "cOOKIE", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/26: {get: {operationId: listThings-26, parameters: [{name: "x-real-IP", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/27: {get: {operationId: listThings-27, parameters: [{name: "X-Agentify-Operation", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/28: {get: {operationId: listThings-28, parameters: [{name: "x-agentify-anything", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/29: {get: {operationId: listThings-29, parameters: [{name: "Mcp-Session-Id", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/30: {get: {operationId: listThings-30, parameters: [{name: "MCP-Protocol-Version", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/31: {get: {operationId: listThings-31, parameters: [{name: "Payment-Signature", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /things/32: {get: {operationId: listThings-32, parameters: [{name: "payment-required", in: header, required: true, schema: {type: string}}, {name: X-Client-Version, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
       """
-    Then the tool "listThings" has no argument for the header "<header>"
-    And the tool "listThings" has an argument for the header "X-Client-Version", which TC-ARG-001 requires
+    Then the tool "listThings-<n>" has no argument for the header "<header>"
+    And the tool "listThings-<n>" has an argument for the header "X-Client-Version", which TC-ARG-001 requires
 
     Examples: the denied list
-      | header              |
-      | Authorization       |
-      | Proxy-Authorization |
-      | Cookie              |
-      | Set-Cookie          |
-      | Host                |
-      | Content-Length      |
-      | Content-Type        |
-      | Accept              |
-      | Accept-Encoding     |
-      | Connection          |
-      | Transfer-Encoding   |
-      | X-Api-Key           |
-      | Api-Key             |
-      | X-Forwarded-For     |
-      | Forwarded           |
-      | X-Request-Id        |
-      | Traceparent         |
-      | Tracestate          |
-      | User-Agent          |
-      | X-Real-Ip           |
-      | X-Payment           |
+      | header                | n  |
+      | Authorization         | 1  |
+      | Proxy-Authorization   | 2  |
+      | Cookie                | 3  |
+      | Set-Cookie            | 4  |
+      | Host                  | 5  |
+      | Content-Length        | 6  |
+      | Content-Type          | 7  |
+      | Accept                | 8  |
+      | Accept-Encoding       | 9  |
+      | Connection            | 10 |
+      | Transfer-Encoding     | 11 |
+      | X-Api-Key             | 12 |
+      | Api-Key               | 13 |
+      | X-Forwarded-For       | 14 |
+      | Forwarded             | 15 |
+      | X-Request-Id          | 16 |
+      | Traceparent           | 17 |
+      | Tracestate            | 18 |
+      | User-Agent            | 19 |
+      | X-Real-Ip             | 20 |
+      | X-Payment             | 21 |
 
     Examples: whatever the case
-      | header        |
-      | authorization |
-      | AUTHORIZATION |
-      | x-api-key     |
-      | cOOKIE        |
-      | x-real-IP     |
+      | header                | n  |
+      | authorization         | 22 |
+      | AUTHORIZATION         | 23 |
+      | x-api-key             | 24 |
+      | cOOKIE                | 25 |
+      | x-real-IP             | 26 |
 
     Examples: the denied prefixes
-      | header                |
-      | X-Agentify-Operation  |
-      | x-agentify-anything   |
-      | Mcp-Session-Id        |
-      | MCP-Protocol-Version  |
-      | Payment-Signature     |
-      | payment-required      |
+      | header                | n  |
+      | X-Agentify-Operation  | 27 |
+      | x-agentify-anything   | 28 |
+      | Mcp-Session-Id        | 29 |
+      | MCP-Protocol-Version  | 30 |
+      | Payment-Signature     | 31 |
+      | payment-required      | 32 |
 
   @TC-ARG-007 @recommended
   Scenario: A parameter's description travels with its argument
