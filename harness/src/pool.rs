@@ -29,7 +29,7 @@ use std::{
 };
 
 use mock_upstream::Upstream;
-use tokio::sync::Notify;
+use tokio::{sync::Notify, time::Instant};
 
 use crate::{folder::ScenarioDir, launch::Gateway};
 
@@ -91,50 +91,101 @@ pub struct Pool {
 struct State {
     idle: VecDeque<Kept>,
     /// What the scenarios under way wanted.
-    busy: Vec<Wanted>,
+    busy: Vec<Busy>,
+}
+
+/// What a scenario under way wanted, and whether its gateway is up yet.
+#[derive(Debug)]
+struct Busy {
+    wanted: Wanted,
+    /// Still launching (or not yet at its launch): nothing to wait out yet.
+    launching: bool,
+}
+
+impl Busy {
+    fn launching(wanted: &Wanted) -> Self {
+        Self {
+            wanted: wanted.clone(),
+            launching: true,
+        }
+    }
+
+    fn up(wanted: &Wanted) -> Self {
+        Self {
+            wanted: wanted.clone(),
+            launching: false,
+        }
+    }
 }
 
 impl Pool {
     /// A kept gateway for `wanted`, taken out of the pool. While a scenario
-    /// under way wants the same, its gateway is waited for (for up to
-    /// `patience`): scenarios of one document, run at once, would otherwise
-    /// each launch one. `None`: launch one. Either way the caller wants
+    /// under way wants the same, its gateway is waited for: scenarios of one
+    /// document, run at once, would otherwise each launch one. For as long
+    /// as that scenario is still getting its gateway up, since launching
+    /// another would only queue for the same turns; once it is up, for up to
+    /// `patience` more. `None`: launch one. Either way the caller wants
     /// `wanted` until it calls [`Self::release`].
     pub async fn take(&self, wanted: &Wanted, patience: Duration) -> Option<Kept> {
-        let waited = tokio::time::timeout(patience, async {
-            loop {
-                let released = pin!(self.released.notified());
-                let mut released = released;
-                released.as_mut().enable();
-                {
-                    let mut state = self.state();
-                    let found = state
-                        .idle
-                        .iter()
-                        .rposition(|kept| kept.gateway.key.wanted == *wanted);
-                    if let Some(at) = found {
-                        state.busy.push(wanted.clone());
-                        return state.idle.remove(at);
-                    }
-                    if !state.busy.contains(wanted) {
-                        state.busy.push(wanted.clone());
-                        return None;
-                    }
+        // Set once every scenario with the same wants has its gateway up.
+        let mut deadline: Option<Instant> = None;
+        loop {
+            let released = pin!(self.released.notified());
+            let mut released = released;
+            released.as_mut().enable();
+            {
+                let mut state = self.state();
+                let found = state
+                    .idle
+                    .iter()
+                    .rposition(|kept| kept.gateway.key.wanted == *wanted);
+                if let Some(at) = found {
+                    state.busy.push(Busy::up(wanted));
+                    return state.idle.remove(at);
                 }
-                released.await;
+                let mut same = state.busy.iter().filter(|busy| busy.wanted == *wanted);
+                let Some(first) = same.next() else {
+                    state.busy.push(Busy::launching(wanted));
+                    return None;
+                };
+                let launching = first.launching || same.any(|busy| busy.launching);
+                if launching {
+                    deadline = None;
+                } else if deadline.is_some_and(|at| Instant::now() >= at) {
+                    state.busy.push(Busy::launching(wanted));
+                    return None;
+                } else {
+                    deadline.get_or_insert_with(|| Instant::now() + patience);
+                }
             }
-        })
-        .await;
-        waited.unwrap_or_else(|_| {
-            self.state().busy.push(wanted.clone());
-            None
-        })
+            match deadline {
+                Some(at) => {
+                    let _ = tokio::time::timeout_at(at, released).await;
+                }
+                None => released.await,
+            }
+        }
+    }
+
+    /// The scenario that wants `wanted` has its gateway up: those waiting
+    /// for it now wait no longer than their patience.
+    pub fn came_up(&self, wanted: &Wanted) {
+        let mut state = self.state();
+        if let Some(busy) = state
+            .busy
+            .iter_mut()
+            .find(|busy| busy.wanted == *wanted && busy.launching)
+        {
+            busy.launching = false;
+        }
+        drop(state);
+        self.released.notify_waiters();
     }
 
     /// A scenario is done with `wanted`; those waiting for it look again.
     pub fn release(&self, wanted: &Wanted) {
         let mut state = self.state();
-        if let Some(at) = state.busy.iter().position(|busy| busy == wanted) {
+        if let Some(at) = state.busy.iter().position(|busy| busy.wanted == *wanted) {
             state.busy.swap_remove(at);
         }
         drop(state);
@@ -149,11 +200,11 @@ impl Pool {
             .fetch_max(micros.max(1), Ordering::Relaxed);
     }
 
-    /// How long a scenario waits for a gateway a scenario under way uses
-    /// before it launches one: as long as getting one by launching has taken
-    /// in this run (the longest yet, the wait for a turn to launch
-    /// included), at most three start-up `window`s; one window before any
-    /// launch came up. So a slow gateway launched a few at a time is waited
+    /// How long a scenario waits for a gateway a scenario under way uses,
+    /// once that gateway is up, before it launches one: as long as getting
+    /// one by launching has taken in this run (the longest yet, the wait for
+    /// a turn to launch included), at most three start-up `window`s; one
+    /// window before any launch came up. So a slow gateway launched a few at a time is waited
     /// for, as launching would take longer, while one that comes up in
     /// milliseconds is launched again rather than waited for behind a
     /// scenario that takes seconds (a deadline's, say).
@@ -249,9 +300,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn waiting_ends_after_the_patience() {
+    async fn waiting_ends_after_the_patience_once_the_gateway_is_up() {
         let pool = Pool::default();
         assert!(pool.take(&wanted("a"), Duration::ZERO).await.is_none());
+        pool.came_up(&wanted("a"));
         let started = tokio::time::Instant::now();
         assert!(pool
             .take(&wanted("a"), Duration::from_millis(50))
@@ -263,5 +315,24 @@ mod tests {
         assert_eq!(pool.state().busy.len(), 1);
         pool.release(&wanted("a"));
         assert!(pool.state().busy.is_empty());
+    }
+
+    /// Scenarios of one document started together wait for the first one's
+    /// launch however long its turn takes, instead of each launching their own.
+    #[tokio::test]
+    async fn no_patience_runs_out_while_the_gateway_is_still_launching() {
+        let pool = Arc::new(Pool::default());
+        let patience = Duration::from_millis(20);
+        assert!(pool.take(&wanted("a"), patience).await.is_none());
+        let waiting = tokio::spawn({
+            let pool = Arc::clone(&pool);
+            async move { pool.take(&wanted("a"), patience).await.is_none() }
+        });
+        tokio::time::sleep(patience * 10).await;
+        assert!(!waiting.is_finished(), "it waits while \"a\" is launching");
+        // Up now: the patience starts, then the waiter launches its own.
+        pool.came_up(&wanted("a"));
+        let launches = tokio::time::timeout(Duration::from_secs(1), waiting).await;
+        assert!(matches!(launches, Ok(Ok(true))));
     }
 }

@@ -964,6 +964,9 @@ impl GatewayWorld {
         }
         if let (Ok(_), Some(pool)) = (&started, &self.pool) {
             pool.launched_in(asked.elapsed());
+            if let Some(wanted) = &self.wanted {
+                pool.came_up(wanted);
+            }
         }
         self.launched_as = Some(match &started {
             Ok(gateway) => gateway.invocation().clone(),
