@@ -11,8 +11,9 @@
 //!
 //! Kept are only HTTP gateways (over stdio the session is the process), and
 //! only after a scenario that left its gateway running with every tool call
-//! answered (one still at a call is not handed on), and did not put starting
-//! or stopping under test. A failure is kept too, as a verdict on a gateway
+//! answered (one still at a call is not handed on), did not speak HTTP to it
+//! by hand (which may leave it mid-request), and did not put starting or
+//! stopping under test. A failure is kept too, as a verdict on a gateway
 //! that behaves the same whichever scenario it serves: that is what
 //! `--isolate` and the comparison of both modes check; its report says the
 //! gateway served earlier scenarios, and its rerun command launches one.

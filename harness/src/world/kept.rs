@@ -98,7 +98,11 @@ impl GatewayWorld {
     /// The gateway and upstream to keep after the scenario, its upstream
     /// reset, if they may be kept.
     async fn keepable(&mut self) -> Option<Kept> {
+        // A gateway spoken to by hand (raw HTTP: a refused Origin, a bad
+        // header) may be left mid-request: openapi-mcp-server 1.16.1 crashes
+        // on its next request after refusing a foreign Origin.
         let may_keep = !self.unanswered
+            && self.raw.is_none()
             && !self.own_launches
             && !self.start_under_test
             && !self.exit_expected
