@@ -131,8 +131,7 @@ impl Pool {
         // Set once every scenario with the same wants has its gateway up.
         let mut deadline: Option<Instant> = None;
         loop {
-            let released = pin!(self.released.notified());
-            let mut released = released;
+            let mut released = pin!(self.released.notified());
             released.as_mut().enable();
             {
                 let mut state = self.state();
@@ -144,13 +143,16 @@ impl Pool {
                     state.busy.push(Busy::up(wanted));
                     return state.idle.remove(at);
                 }
-                let mut same = state.busy.iter().filter(|busy| busy.wanted == *wanted);
-                let Some(first) = same.next() else {
+                let mut same = state
+                    .busy
+                    .iter()
+                    .filter(|busy| busy.wanted == *wanted)
+                    .peekable();
+                if same.peek().is_none() {
                     state.busy.push(Busy::launching(wanted));
                     return None;
-                };
-                let launching = first.launching || same.any(|busy| busy.launching);
-                if launching {
+                }
+                if same.any(|busy| busy.launching) {
                     deadline = None;
                 } else if deadline.is_some_and(|at| Instant::now() >= at) {
                     state.busy.push(Busy::launching(wanted));
