@@ -15,8 +15,8 @@
 //! - clients: reqwest straight to the upstream (`direct`), and rmcp's client
 //!   calling the tool through the gateway over Streamable HTTP with an
 //!   `initialize` session (`http-2025-11-25`), over Streamable HTTP with
-//!   `server/discover` and no session (`http-2026-07-28`), and over stdio
-//!   (`stdio-2025-11-25`). The HTTP clients keep their connections, as the
+//!   `server/discover` and no session (`http-2026-07-28`), and over stdio in
+//!   either era (`stdio-2025-11-25`, `stdio-2026-07-28`). The HTTP clients keep their connections, as the
 //!   direct one does; `http-2025-11-25-unpooled` is rmcp's default client,
 //!   which opens a TCP connection per call (rmcp turns pooling off there).
 //!   `http-2025-11-25-raw` and `stdio-2025-11-25-raw` speak JSON-RPC with no
@@ -204,6 +204,7 @@ async fn run(options: Options) -> std::process::ExitCode {
         ("http-2025-11-25", Era::Initialize, Transport::Http),
         ("http-2026-07-28", Era::Discover, Transport::Http),
         ("stdio-2025-11-25", Era::Initialize, Transport::Stdio),
+        ("stdio-2026-07-28", Era::Discover, Transport::Stdio),
         ("http-2025-11-25-raw", Era::Initialize, Transport::HttpRaw),
         ("stdio-2025-11-25-raw", Era::Initialize, Transport::StdioRaw),
         (
