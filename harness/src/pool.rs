@@ -48,6 +48,8 @@ pub struct Wanted {
     pub credential: String,
     /// Whether the gateway is told where the credential goes.
     pub hint_credential: bool,
+    /// The path the API lives under, at the end of the base URL.
+    pub base_path: String,
 }
 
 /// What a launch was made of.
@@ -263,6 +265,7 @@ mod tests {
             folder: Default::default(),
             credential: "c".to_owned(),
             hint_credential: true,
+            base_path: String::new(),
         }
     }
 

@@ -76,6 +76,9 @@ pub struct GatewayWorld {
     handed_back_requests: Vec<String>,
     /// What every request no stub matches is answered with, if a step said.
     fallback_status: Option<u16>,
+    /// The path the API lives under, if a step said: part of what a
+    /// gateway is launched with, so a kept one serves only the same.
+    base_path: String,
     /// A tool call went without an answer: the gateway may still be at it,
     /// so it is not kept for another scenario.
     unanswered: bool,
@@ -241,6 +244,7 @@ impl GatewayWorld {
             handed_back_dir: None,
             handed_back_requests: Vec::new(),
             fallback_status: None,
+            base_path: String::new(),
             unanswered: false,
             launcher: None,
             health: None,
@@ -412,6 +416,19 @@ impl GatewayWorld {
         if let Some(upstream) = &self.upstream {
             answer_every_request(upstream, status).await;
         }
+    }
+
+    /// Puts the API under `path` (such as `/api/v1`) for the gateway this
+    /// scenario launches or takes. Kept by the world, not only set on the
+    /// upstream, so that a gateway kept from a scenario with the same path
+    /// can serve this one.
+    pub fn set_base_path(&mut self, path: &str) -> anyhow::Result<()> {
+        self.before_launch("the base path")?;
+        path.clone_into(&mut self.base_path);
+        if let Some(upstream) = &self.upstream {
+            upstream.set_base_path(path);
+        }
+        Ok(())
     }
 
     /// The transport this scenario speaks.

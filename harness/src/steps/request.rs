@@ -17,8 +17,7 @@ use crate::world::GatewayWorld;
 
 #[given(expr = "the API lives under the base path {string}")]
 async fn base_path(world: &mut GatewayWorld, path: String) -> StepResult {
-    world.upstream().set_base_path(&path);
-    Ok(())
+    Ok(world.set_base_path(&path)?)
 }
 
 #[when(regex = r#"^the client calls "([^"]*)" with (\{.*\}) sending the HTTP headers:$"#)]

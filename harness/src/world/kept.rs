@@ -19,6 +19,7 @@ impl GatewayWorld {
             folder: self.document_folder.clone(),
             credential: self.credential.clone(),
             hint_credential: self.hint_credential,
+            base_path: self.base_path.clone(),
         }
     }
 
@@ -56,6 +57,8 @@ impl GatewayWorld {
         if let Some(status) = self.fallback_status {
             answer_every_request(&upstream, status).await;
         }
+        // Reset when it was kept; its gateway was launched under this path.
+        upstream.set_base_path(&self.base_path);
         self.upstream = Some(upstream);
         self.kept = Some(gateway);
     }
