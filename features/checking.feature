@@ -963,6 +963,8 @@ Feature: Arguments are checked first
     When the client calls "deep" with [{"n": "MARKER-7f3a"}] placed at "/body/0/next/next/next/next/pairs"
     Then the call reached the upstream
 
+  # One document serves every example, an operation per keyword, so a
+  # gateway is started once for the outline.
   @TC-CHECK-012
   Scenario Outline: A keyword outside the checked set is left to the API: <keyword>
     Given the OpenAPI document:
@@ -970,27 +972,30 @@ Feature: Arguments are checked first
       openapi: 3.1.0
       info: {title: Checks, version: "1"}
       paths:
-        /things:
-          get:
-            operationId: findThings
-            parameters:
-              - {name: value, in: query, schema: <schema>}
-            responses: {"200": {description: ok}}
+        /things/1: {get: {operationId: findThings-1, parameters: [{name: value, in: query, schema: {type: string, pattern: '^[a-z]+$'}}], responses: {"200": {description: ok}}}}
+        /things/2: {get: {operationId: findThings-2, parameters: [{name: value, in: query, schema: {type: integer, multipleOf: 5}}], responses: {"200": {description: ok}}}}
+        /things/3: {get: {operationId: findThings-3, parameters: [{name: value, in: query, schema: {type: array, uniqueItems: true}}], responses: {"200": {description: ok}}}}
+        /things/4: {get: {operationId: findThings-4, parameters: [{name: value, in: query, schema: {oneOf: [{type: integer}, {type: boolean}]}}], responses: {"200": {description: ok}}}}
+        /things/5: {get: {operationId: findThings-5, parameters: [{name: value, in: query, schema: {anyOf: [{type: integer}, {type: boolean}]}}], responses: {"200": {description: ok}}}}
+        /things/6: {get: {operationId: findThings-6, parameters: [{name: value, in: query, schema: {allOf: [{type: integer}]}}], responses: {"200": {description: ok}}}}
+        /things/7: {get: {operationId: findThings-7, parameters: [{name: value, in: query, schema: {not: {type: string}}}], responses: {"200": {description: ok}}}}
+        /things/8: {get: {operationId: findThings-8, parameters: [{name: value, in: query, schema: {type: string, format: ipv4}}], responses: {"200": {description: ok}}}}
+        /things/9: {get: {operationId: findThings-9, parameters: [{name: value, in: query, schema: {type: string, format: uri}}], responses: {"200": {description: ok}}}}
       """
-    When the client calls "findThings" with <value> placed at "/value"
+    When the client calls "findThings-<n>" with <value> placed at "/value"
     Then the call reached the upstream
 
     Examples:
-      | keyword     | schema                                      | value         |
-      | pattern     | {type: string, pattern: '^[a-z]+$'}         | "MARKER-7f3a" |
-      | multipleOf  | {type: integer, multipleOf: 5}              | 7             |
-      | uniqueItems | {type: array, uniqueItems: true}            | [1, 1]        |
-      | oneOf       | {oneOf: [{type: integer}, {type: boolean}]} | "MARKER-7f3a" |
-      | anyOf       | {anyOf: [{type: integer}, {type: boolean}]} | "MARKER-7f3a" |
-      | allOf       | {allOf: [{type: integer}]}                  | "MARKER-7f3a" |
-      | not         | {not: {type: string}}                       | "MARKER-7f3a" |
-      | format ipv4 | {type: string, format: ipv4}                | "MARKER-7f3a" |
-      | format uri  | {type: string, format: uri}                 | "not a uri"   |
+      | keyword     | n | value         |
+      | pattern     | 1 | "MARKER-7f3a" |
+      | multipleOf  | 2 | 7             |
+      | uniqueItems | 3 | [1, 1]        |
+      | oneOf       | 4 | "MARKER-7f3a" |
+      | anyOf       | 5 | "MARKER-7f3a" |
+      | allOf       | 6 | "MARKER-7f3a" |
+      | not         | 7 | "MARKER-7f3a" |
+      | format ipv4 | 8 | "MARKER-7f3a" |
+      | format uri  | 9 | "not a uri"   |
 
   @TC-CHECK-013
   Scenario: Every wrong place is listed, each with what is wrong

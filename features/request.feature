@@ -130,6 +130,8 @@ Feature: The request
       | .     |
       | ..    |
 
+  # One document serves every example, an operation per path, so a
+  # gateway is started once for the outline.
   @TC-REQ-004
   Scenario Outline: A path that would climb out of the base URL's path is refused: <path>
     Given the API lives under the base path "/api/v1"
@@ -138,25 +140,25 @@ Feature: The request
       openapi: 3.1.0
       info: {title: Escape, version: "1"}
       paths:
-        <path>:
-          get:
-            operationId: climb
-            parameters:
-              - {name: id, in: path, required: true, schema: {type: string}}
-            responses: {"200": {description: ok}}
+        /../admin/{id}: {get: {operationId: climb-1, parameters: [{name: id, in: path, required: true, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /../../{id}: {get: {operationId: climb-2, parameters: [{name: id, in: path, required: true, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /reports/../../admin/{id}: {get: {operationId: climb-3, parameters: [{name: id, in: path, required: true, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /%2e%2e/admin/{id}: {get: {operationId: climb-4, parameters: [{name: id, in: path, required: true, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /%2E%2E/%2e%2e/{id}: {get: {operationId: climb-5, parameters: [{name: id, in: path, required: true, schema: {type: string}}], responses: {"200": {description: ok}}}}
+        /.%2e/admin/{id}: {get: {operationId: climb-6, parameters: [{name: id, in: path, required: true, schema: {type: string}}], responses: {"200": {description: ok}}}}
       """
-    When the client calls "climb" with {"id": "7"}
+    When the client calls "climb-<n>" with {"id": "7"}
     Then the call is refused
     And nothing reached the upstream
 
     Examples:
-      | path                        |
-      | /../admin/{id}              |
-      | /../../{id}                 |
-      | /reports/../../admin/{id}   |
-      | /%2e%2e/admin/{id}          |
-      | /%2E%2E/%2e%2e/{id}         |
-      | /.%2e/admin/{id}            |
+      | path                      | n |
+      | /../admin/{id}            | 1 |
+      | /../../{id}               | 2 |
+      | /reports/../../admin/{id} | 3 |
+      | /%2e%2e/admin/{id}        | 4 |
+      | /%2E%2E/%2e%2e/{id}       | 5 |
+      | /.%2e/admin/{id}          | 6 |
 
   @TC-REQ-004
   Scenario: A path whose dot segments stay under the base URL's path is sent, resolved
