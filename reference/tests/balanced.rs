@@ -9,8 +9,6 @@
 
 #![cfg(unix)]
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -18,7 +16,7 @@ use serde_json::Value;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use support::{manifest_dir, python, serve_http, start_listening, Listening};
+use crate::support::{manifest_dir, python, serve_http, start_listening, Listening};
 
 const CALLS: u64 = 300;
 const COPIES: usize = 3;

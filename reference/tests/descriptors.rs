@@ -5,14 +5,12 @@
 
 #![cfg(target_os = "linux")]
 
-mod support;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use support::{fixture, start_listening, GATEWAY};
+use crate::support::{fixture, start_listening, GATEWAY};
 /// Descriptors the gateway may hold: a dozen for itself, the rest for clients.
 const DESCRIPTORS: u32 = 32;
 /// Connections opened at once: well past what the limit leaves.

@@ -6,8 +6,6 @@
 
 #![cfg(target_os = "linux")]
 
-mod support;
-
 use std::process::Child;
 use std::time::Duration;
 
@@ -16,7 +14,7 @@ use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use support::{call_2026, result_text, serve_http, start_listening, terminate};
+use crate::support::{call_2026, result_text, serve_http, start_listening, terminate};
 
 /// Answers `GET /pets/{id}` with the id it was asked for, after `delay`
 /// when the id says `slow`.

@@ -4,8 +4,6 @@
 
 #![cfg(unix)]
 
-mod support;
-
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -14,7 +12,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use support::{call_2026, result_text, serve_http, start_listening, terminate, Listening};
+use crate::support::{call_2026, result_text, serve_http, start_listening, terminate, Listening};
 
 /// Has characters that percent-encode in the query, so encoded forms are
 /// looked for too.
@@ -239,7 +237,7 @@ fn start_up_log(name: &str, document: &str, credential: Option<&str>) -> String 
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::write(&path, document).expect("the document is written");
     let mut gateway = start_listening(|port| {
-        let mut command = std::process::Command::new(support::GATEWAY);
+        let mut command = std::process::Command::new(crate::support::GATEWAY);
         command
             .args(["serve", "--openapi"])
             .arg(&path)
@@ -333,9 +331,9 @@ fn a_gateway_without_credential_or_tools_says_so() {
 /// limit a client needs (issue 19).
 #[test]
 fn the_operator_chooses_the_tools_and_hears_of_a_selector_that_names_nothing() {
-    let output = std::process::Command::new(support::GATEWAY)
+    let output = std::process::Command::new(crate::support::GATEWAY)
         .args(["tools", "--openapi"])
-        .arg(support::fixture())
+        .arg(crate::support::fixture())
         .args(["--include-tools", "*Pet*", "--exclude-tools", "createPet"])
         .args(["--include-tags", "no-such-tag", "--max-name-length", "16"])
         .env_remove("RUST_LOG")
@@ -357,9 +355,9 @@ fn the_operator_chooses_the_tools_and_hears_of_a_selector_that_names_nothing() {
         "{stderr}"
     );
 
-    let refused = std::process::Command::new(support::GATEWAY)
+    let refused = std::process::Command::new(crate::support::GATEWAY)
         .args(["tools", "--openapi"])
-        .arg(support::fixture())
+        .arg(crate::support::fixture())
         .args(["--max-name-length", "8"])
         .output()
         .expect("the gateway runs");
@@ -377,7 +375,7 @@ fn stop_and_read_stderr(gateway: &mut Listening) -> String {
 /// binary what it means and what to do, as `rustc --explain` answers.
 #[test]
 fn explain_prints_a_code_and_refuses_an_unknown_one() {
-    let known = std::process::Command::new(support::GATEWAY)
+    let known = std::process::Command::new(crate::support::GATEWAY)
         .args(["explain", "[UPSTREAM_UNTRUSTED]"])
         .output()
         .expect("the gateway runs");
@@ -387,7 +385,7 @@ fn explain_prints_a_code_and_refuses_an_unknown_one() {
     assert!(text.contains("the operator: "), "{text}");
     assert!(text.contains("--ca-file"), "{text}");
 
-    let unknown = std::process::Command::new(support::GATEWAY)
+    let unknown = std::process::Command::new(crate::support::GATEWAY)
         .args(["explain", "UNTRUSTED"])
         .output()
         .expect("the gateway runs");

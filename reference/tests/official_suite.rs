@@ -14,12 +14,10 @@
 
 #![cfg(unix)]
 
-mod support;
-
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use support::{manifest_dir, node_client, python, run_checked, start_listening, GATEWAY};
+use crate::support::{manifest_dir, node_client, python, run_checked, start_listening, GATEWAY};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

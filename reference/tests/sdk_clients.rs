@@ -10,13 +10,13 @@
 //! `python3`, Node 20 or newer with npm, and the package registries the
 //! first time.
 
-mod support;
-
 use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
 
-use support::{fixture, manifest_dir, node_client, python, run_checked, start_listening, GATEWAY};
+use crate::support::{
+    fixture, manifest_dir, node_client, python, run_checked, start_listening, GATEWAY,
+};
 
 /// The tools the gateway itself says it serves, from `hosted-mcp-gateway tools`.
 fn expected_tools() -> Vec<Value> {

@@ -4,8 +4,6 @@
 
 #![cfg(unix)]
 
-mod support;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -15,7 +13,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use support::{fixture, start_listening, GATEWAY};
+use crate::support::{fixture, start_listening, GATEWAY};
 /// How long the upstream takes: the call is surely in flight when the
 /// gateway is told to stop.
 const UPSTREAM_DELAY: Duration = Duration::from_millis(1500);

@@ -7,8 +7,6 @@
 
 #![cfg(unix)]
 
-mod support;
-
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,7 +22,7 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs
 use tokio_rustls::rustls::{self, ServerConfig};
 use tokio_rustls::TlsAcceptor;
 
-use support::{call_2026, free_port, result_text, start_listening, terminate, GATEWAY};
+use crate::support::{call_2026, free_port, result_text, start_listening, terminate, GATEWAY};
 
 const CREDENTIAL: &str = "sk-tls-test-4f9a";
 

@@ -1,7 +1,5 @@
 //! What the tests that launch the gateway binary share.
 
-#![allow(dead_code)] // each test file uses its own part
-
 use std::io::Read;
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
