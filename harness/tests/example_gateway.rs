@@ -31,6 +31,8 @@ use std::{
 
 use serde_json::Value;
 
+use crate::support::turns::Turn;
+
 fn workspace() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
@@ -276,6 +278,7 @@ fn run_harness_with(
     options: &[&str],
 ) -> Run {
     let template = template(launch, transport);
+    let _turn = Turn::take(module_path!());
     let _slots = Slots::take(match launch {
         Launch::Plain => RUN_SLOTS,
         Launch::Fork(_) => 1,

@@ -17,10 +17,7 @@ use std::{
     time::Instant,
 };
 
-#[path = "support/chromium.rs"]
-mod chromium;
-
-use chromium::{browse, chromium};
+use crate::support::chromium::{browse, chromium};
 use hosted_mcp_conformance::{
     catalogue::Catalogue,
     errors::ErrorCatalogue,

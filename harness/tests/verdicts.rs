@@ -14,6 +14,8 @@ use std::{
 
 use serde_json::Value;
 
+use crate::support::turns::Turn;
+
 /// One run at a time: the slow-start test needs the CPUs it measures against.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
@@ -50,6 +52,7 @@ fn harness(name: &str, args: &[&str]) -> Run {
     let _turn = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let _module_turn = Turn::take(module_path!());
     let json = scratch(name).join("report.json");
     let started = Instant::now();
     let output = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
