@@ -12,31 +12,12 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::support::files_under;
 use hosted_mcp_gateway::check::Validator;
 use serde_json::{json, Map, Value};
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/json-schema-test-suite")
-}
-
-/// The suite's files under `dir`, as paths relative to `root`.
-fn suite_files(root: &Path, dir: &Path, files: &mut Vec<String>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            suite_files(root, &path, files);
-        } else if path
-            .extension()
-            .is_some_and(|extension| extension == "json")
-        {
-            let relative = path.strip_prefix(root).expect("under the root");
-            files.push(relative.display().to_string());
-        }
-    }
 }
 
 /// The expected failures: `file | case | test` to the reason given above it.
@@ -89,8 +70,13 @@ fn checker_accepts(schema: &Value, data: &Value) -> bool {
 #[test]
 fn checker_passes_the_official_suite_for_the_checked_keywords() {
     let root = data_dir().join("draft2020-12");
-    let mut files = Vec::new();
-    suite_files(&root, &root, &mut files);
+    let files: Vec<String> = files_under(&root, &["json"])
+        .iter()
+        .map(|path| {
+            let relative = path.strip_prefix(&root).expect("under the root");
+            relative.display().to_string()
+        })
+        .collect();
     let mut expected = expected_failures();
     let mut problems = Vec::new();
     let (mut run, mut passed, mut failed_as_listed) = (0, 0, 0);

@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use crate::support::files_under;
 use hosted_mcp_gateway::check::Validator;
 use hosted_mcp_gateway::convert::{convert, Tool};
 use hosted_mcp_gateway::load::{load_path, LoadError};
@@ -51,27 +52,6 @@ fn corpus_documents() -> Vec<PathBuf> {
         .filter(|file| !file.trim().is_empty())
         .map(|file| dir.join(file))
         .collect()
-}
-
-/// Every JSON or YAML file under `fixtures/`: documents, and the files
-/// split documents refer to, which do not load on their own.
-fn fixture_files(dir: &Path, files: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            fixture_files(&path, files);
-        } else if path
-            .extension()
-            .and_then(|extension| extension.to_str())
-            .is_some_and(|extension| ["yaml", "yml", "json"].contains(&extension))
-        {
-            files.push(path);
-        }
-    }
 }
 
 /// The tools of each document that loads, labelled by the document's path.
@@ -232,10 +212,11 @@ fn compare(document: &str, tool: &Tool, base_seed: u64, count: usize, tally: &Mu
 #[test]
 fn checker_agrees_with_jsonschema_on_every_tool() {
     let started = Instant::now();
-    let mut fixtures = Vec::new();
-    fixture_files(
+    // Documents, and the files split documents refer to, which do not load
+    // on their own.
+    let fixtures = files_under(
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"),
-        &mut fixtures,
+        &["yaml", "yml", "json"],
     );
     let mut documents = tools(&fixtures, true);
     assert!(!documents.is_empty(), "no fixture document loads");

@@ -167,6 +167,29 @@ pub fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Every file under `dir` whose extension is one of `extensions`, at any
+/// depth, in path order, so that runs and their reports line up.
+pub fn files_under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    let mut files = Vec::new();
+    for path in entries {
+        if path.is_dir() {
+            files.extend(files_under(&path, extensions));
+        } else if path
+            .extension()
+            .and_then(|extension| extension.to_str())
+            .is_some_and(|extension| extensions.contains(&extension))
+        {
+            files.push(path);
+        }
+    }
+    files
+}
+
 /// The venv's python with the official SDK installed, by the project's one
 /// installer (`scripts/python-venv`).
 pub fn python() -> PathBuf {
