@@ -93,6 +93,7 @@ Feature: Input schemas
     Then in the input schema of "findPets", the type at "/properties/tag/type" is "string" or null
     And in the input schema of "findPets", the type at "/properties/pet/properties/age/type" is "integer" or null
     And in the input schema of "findPets", "/properties/pet/properties/name/type" is "string"
+    And in the input schema of "findPets", "/properties/pet/type" is "object"
     And in the input schema of "findPets", "/properties/tag/nullable" is absent
 
   @TC-SCHEMA-003
@@ -290,8 +291,9 @@ Feature: Input schemas
   Scenario Outline: nullable beside a $ref or an allOf admits null: <case>
     A gateway may publish such a schema as an anyOf of the reference and
     null, which the check leaves alone, so only what must pass is judged
-    here (refusing a wrong type is TC-CHECK-001's matter): the value goes
-    through, a null as a null.
+    here (refusing a wrong type is TC-CHECK-001's matter): the published
+    schema admits the value, as a client's validator reads it, and the
+    value goes through, a null as a null.
     Given the upstream answers every request with status 200
     And the OpenAPI document:
       """
@@ -310,12 +312,14 @@ Feature: Input schemas
                     properties:
                       beside: {$ref: "#/components/schemas/Pet", nullable: true}
                       wrapped: {nullable: true, allOf: [{$ref: "#/components/schemas/Pet"}]}
+                      either: {nullable: true, oneOf: [{$ref: "#/components/schemas/Pet"}, {type: string}]}
                       plain: {$ref: "#/components/schemas/Pet"}
             responses: {"200": {description: ok}}
       components:
         schemas:
           Pet: {type: object, properties: {name: {type: string}}}
       """
+    Then the input schema of "addPet" admits {"body": {"<property>": <value>}}
     When the client calls "addPet" with <value> placed at "/body/<property>"
     Then the request's body holds <value> at "/<property>"
 
@@ -323,6 +327,7 @@ Feature: Input schemas
       | case                    | property | value           |
       | null beside a $ref      | beside   | null            |
       | null beside an allOf    | wrapped  | null            |
+      | null beside a oneOf     | either   | null            |
       | a pet beside a $ref     | beside   | {"name": "Rex"} |
 
   @TC-SCHEMA-007

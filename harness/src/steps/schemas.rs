@@ -178,6 +178,74 @@ async fn nullable_type(
     Ok(())
 }
 
+/// What a client that checks arguments before calling would decide: the
+/// published input schema, run by a JSON Schema 2020-12 validator, admits
+/// the arguments or not. It judges the schema as published, whatever form
+/// the gateway chose (a widened `type`, an `anyOf` with null, ...). With
+/// the prefix, a gateway that refused the document passes: that outcome
+/// is the scenario's to allow.
+#[then(
+    regex = r#"^(unless the gateway refused the document, )?the input schema of "([^"]*)" (admits|does not admit) (\{.*\})$"#
+)]
+async fn schema_admits(
+    world: &mut GatewayWorld,
+    unless_refused: String,
+    name: String,
+    verdict: String,
+    json: String,
+) -> StepResult {
+    if !unless_refused.is_empty() && world.start_failure().is_some() {
+        return Ok(());
+    }
+    let arguments = parse_json(&json)?;
+    let schema = input_schema(world, &name).await?;
+    // A validator follows such a loop for ever; the harness must not.
+    if let Some(reference) = reference_loop(&schema)? {
+        fail!(
+            "in the input schema of {name:?}, $ref {reference:?} leads only back to itself, \
+             through references alone: no validator can apply it:\n{}",
+            show(&schema)
+        );
+    }
+    let validator = match jsonschema::draft202012::new(&schema) {
+        Ok(validator) => validator,
+        Err(error) => fail!(
+            "the input schema of {name:?} is not a JSON Schema 2020-12 a validator can use: {error}:\n{}",
+            show(&schema)
+        ),
+    };
+    match (verdict.as_str(), validator.validate(&arguments)) {
+        ("admits", Err(error)) => fail!(
+            "the input schema of {name:?} does not admit {}: {error} at {:?}:\n{}",
+            show(&arguments),
+            error.instance_path().to_string(),
+            show(&schema)
+        ),
+        ("does not admit", Ok(())) => fail!(
+            "the input schema of {name:?} admits {}:\n{}",
+            show(&arguments),
+            show(&schema)
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// The first `$ref` in `schema` that, followed from schema to schema through
+/// their own `$ref`s, comes back to a schema already passed.
+fn reference_loop(schema: &Value) -> anyhow::Result<Option<&str>> {
+    for start in refs(schema) {
+        let mut passed = BTreeSet::from([start]);
+        let mut next = start;
+        while let Some(reference) = resolve(schema, next)?.get("$ref").and_then(Value::as_str) {
+            if !passed.insert(reference) {
+                return Ok(Some(start));
+            }
+            next = reference;
+        }
+    }
+    Ok(None)
+}
+
 #[then(expr = "the input schema of {string} is self-contained")]
 async fn self_contained(world: &mut GatewayWorld, name: String) -> StepResult {
     let schema = input_schema(world, &name).await?;
