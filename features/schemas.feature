@@ -198,17 +198,78 @@ Feature: Input schemas
               - {name: a, in: query, schema: {$ref: "#/components/schemas/Pet_v1"}}
               - {name: b, in: query, schema: {$ref: "#/components/schemas/Pet v1"}}
               - {name: c, in: query, schema: {$ref: "#/components/schemas/Pet+v1"}}
+              - {name: d, in: query, schema: {$ref: "#/components/schemas/Pet:v1"}}
+              - {name: e, in: query, schema: {$ref: "#/components/schemas/Pet@v1"}}
             responses: {"200": {description: ok}}
       components:
         schemas:
           Pet_v1: {type: object, required: [a]}
           Pet v1: {type: object, required: [b]}
           Pet+v1: {type: object, required: [c]}
+          Pet:v1: {type: object, required: [d]}
+          Pet@v1: {type: object, required: [e]}
       """
     Then the input schema of "findPets" is self-contained
     And in the input schema of "findPets", "/properties/a/required" is ["a"]
     And in the input schema of "findPets", "/properties/b/required" is ["b"]
     And in the input schema of "findPets", "/properties/c/required" is ["c"]
+    And in the input schema of "findPets", "/properties/d/required" is ["d"]
+    And in the input schema of "findPets", "/properties/e/required" is ["e"]
+
+  @TC-SCHEMA-002
+  Scenario: Schemas that are only references to each other do not make a loop
+    Two schemas that are nothing but a `$ref` to each other describe no
+    value. A gateway may refuse the document for it, or take them as
+    constraining nothing, but must not publish the loop: a client's
+    validator would follow it for ever.
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: findPets
+            parameters:
+              - {name: filter, in: query, schema: {$ref: "#/components/schemas/Filter"}}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Filter: {$ref: "#/components/schemas/Query"}
+          Query: {$ref: "#/components/schemas/Filter"}
+      """
+    When the gateway loads the document, whether it accepts it or not
+    Then unless the gateway refused the document, the input schema of "findPets" admits {"filter": "cats"}
+
+  @TC-SCHEMA-002
+  Scenario: The older tuple form of items becomes prefixItems
+    A document whose schemas follow an older draft writes a tuple as a list
+    under `items`, and the items after it under `additionalItems`; 2020-12
+    says the same with `prefixItems` and `items`. Beside a single `items`
+    schema, `additionalItems` meant nothing, and must not take its place.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Maps, version: "1"}
+      jsonSchemaDialect: "http://json-schema.org/draft-07/schema#"
+      paths:
+        /places:
+          get:
+            operationId: findPlaces
+            parameters:
+              - name: point
+                in: query
+                schema: {type: array, items: [{type: number}, {type: string}], additionalItems: false}
+              - name: tags
+                in: query
+                schema: {type: array, items: {type: string}, additionalItems: false}
+            responses: {"200": {description: ok}}
+      """
+    Then the input schema of "findPlaces" is self-contained
+    And in the input schema of "findPlaces", "/properties/point/prefixItems/0/type" is "number"
+    And in the input schema of "findPlaces", "/properties/point/prefixItems/1/type" is "string"
+    And in the input schema of "findPlaces", "/properties/point/items" is false
+    And in the input schema of "findPlaces", "/properties/tags/items/type" is "string"
 
   @TC-SCHEMA-006 @recommended
   Scenario: The input schema speaks JSON Schema only

@@ -334,6 +334,14 @@ class SchemaBuilder:
                 continue
             if key == "$ref" and isinstance(value, str):
                 out[key] = self._ref(value, request_body)
+            elif key == "items" and isinstance(value, list):
+                # The older drafts' tuple is 2020-12's prefixItems, and the
+                # items after it, their additionalItems, 2020-12's items.
+                out["prefixItems"] = [self.convert(v, request_body) for v in value]
+                if "additionalItems" in node:
+                    out["items"] = self.convert(node["additionalItems"], request_body)
+            elif key == "additionalItems" and isinstance(node.get("items"), list):
+                continue
             elif key in ONE_SCHEMA:
                 out[key] = self.convert(value, request_body)
             elif key in SCHEMA_LIST and isinstance(value, list):
@@ -376,8 +384,22 @@ class SchemaBuilder:
             self._names[key] = name
             self.defs[name] = {}  # taken before converting, for recursive schemas
             target = resolve_pointer(self.document, ref)
-            self.defs[name] = self.convert({} if is_missing(target) else target, request_body)
+            if is_missing(target) or self._only_loops(ref):
+                target = {}  # constrains nothing, and publishes no loop
+            self.defs[name] = self.convert(target, request_body)
         return f"#/{defs_keyword()}/{self._names[key]}"
+
+    def _only_loops(self, ref: str) -> bool:
+        """Whether following `$ref` after `$ref` from `ref` comes back to one
+        already passed, with no other schema on the way."""
+        passed: set[str] = set()
+        while ref not in passed:
+            passed.add(ref)
+            target = resolve_pointer(self.document, ref)
+            if not (isinstance(target, dict) and isinstance(target.get("$ref"), str)):
+                return False
+            ref = target["$ref"]
+        return True
 
     @staticmethod
     def _bounds(out: dict[str, Any]) -> None:
