@@ -433,6 +433,35 @@ Feature: Input schemas
     And in the input schema of "addPet", "/properties/like/required" is ["id", "name", "secret"]
 
   @TC-SCHEMA-007
+  Scenario: A read-only property leaves the request body even when it is not required
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          post:
+            operationId: addPet
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Pet"}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Pet:
+            type: object
+            properties:
+              id: {type: integer, readOnly: true}
+              name: {type: string}
+            required: [name]
+      """
+    Then in the input schema of "addPet", "/properties/body/properties/id" is absent
+    And in the input schema of "addPet", "/properties/body/properties/name/type" is "string"
+    And in the input schema of "addPet", "/properties/body/required" is ["name"]
+
+  @TC-SCHEMA-007
   Scenario: A body without its read-only properties is sent
     Given the upstream answers every request with status 200
     And the OpenAPI document:
