@@ -509,3 +509,37 @@ Feature: Input schemas
     And in the input schema of "findPets", "/properties/tag/nullable" is absent
     When the client calls "findPets" with {"tag": null}
     Then the call reached the upstream
+
+  @TC-SCHEMA-008 @recommended
+  Scenario: nullable beside a $ref to the schema false admits null alone
+    In 3.1 a schema may be `false`, which admits nothing; `nullable` beside
+    a reference to it leaves null, and a plain reference to it still
+    admits nothing.
+    Given the upstream answers every request with status 200
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          post:
+            operationId: addPet
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      retired: {$ref: "#/components/schemas/Never", nullable: true}
+                      never: {$ref: "#/components/schemas/Never"}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Never: false
+      """
+    When the client calls "addPet" with {"body": {"never": null}}
+    Then the call is refused
+    And nothing reached the upstream
+    When the client calls "addPet" with {"body": {"retired": null}}
+    Then the call reached the upstream

@@ -184,6 +184,7 @@ catalogue! {
             ("TC-CHECK-015", "its scenarios check that nothing was sent after the refusal"),
             ("TC-LOAD-008", "a schema in another file of a split document refuses the argument"),
             ("TC-REQ-008", "a denied header is no argument of the tool, so an argument named after it is refused"),
+            ("TC-SCHEMA-008", "a value where the schema is a `$ref` to `false`, which admits nothing"),
         ]),
         meaning: "The arguments do not match the tool's input schema, or are not an object at \
                   all. Each wrong place is listed as a JSON Pointer from the arguments object \
