@@ -619,7 +619,9 @@ Feature: The request
   @TC-REQ-017 @credential-from-document
   Scenario Outline: Without configuration, the document's security scheme places the credential: <scheme>
     # A user:password credential, so that how a bare key is written as
-    # basic is TC-REQ-014's matter alone.
+    # basic is TC-REQ-014's matter alone. A usable scheme is named after
+    # the chosen one, so a gateway that passes the chosen one over is seen
+    # using the later one, not the bearer token it would fall back to.
     Given the stored credential is "ada:s3cret-Q9x2"
     And the OpenAPI document:
       """
@@ -628,7 +630,8 @@ Feature: The request
       components:
         securitySchemes:
           chosen: <scheme>
-      security: [{chosen: []}]
+          later: {type: apiKey, in: header, name: X-Later-Key}
+      security: [{chosen: []}, {later: []}]
       paths:
         /pets:
           get:
@@ -637,13 +640,37 @@ Feature: The request
       """
     When the client calls "listPets" with {}
     Then the request's <place> is "<value>"
+    And the request has no "X-Later-Key" header
 
     Examples:
-      | scheme                                         | place                   | value                         |
-      | {type: apiKey, in: header, name: X-Shop-Token} | header "X-Shop-Token"   | {{credential}}                |
-      | {type: http, scheme: bearer}                   | header "Authorization"  | Bearer {{credential}}         |
-      | {type: http, scheme: basic}                    | header "Authorization"  | Basic {{credential_base64}}   |
-      | {type: apiKey, in: query, name: token}         | query parameter "token" | {{credential}}                |
+      | scheme                                                                                           | place                   | value                       |
+      | {type: apiKey, in: header, name: X-Shop-Token}                                                   | header "X-Shop-Token"   | {{credential}}              |
+      | {type: http, scheme: bearer}                                                                     | header "Authorization"  | Bearer {{credential}}       |
+      | {type: http, scheme: basic}                                                                      | header "Authorization"  | Basic {{credential_base64}} |
+      | {type: apiKey, in: query, name: token}                                                           | query parameter "token" | {{credential}}              |
+      | {type: oauth2, flows: {clientCredentials: {tokenUrl: "https://auth.example/t", scopes: {}}}}     | header "Authorization"  | Bearer {{credential}}       |
+      | {type: openIdConnect, openIdConnectUrl: "https://auth.example/.well-known/openid-configuration"} | header "Authorization"  | Bearer {{credential}}       |
+
+  @TC-REQ-017 @credential-from-document
+  Scenario: The top-level requirement decides, whatever order the schemes are declared in
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          declaredFirst: {type: apiKey, in: header, name: X-First-Key}
+          required: {type: apiKey, in: header, name: X-Shop-Token}
+      security: [{required: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "listPets" with {}
+    Then the request's header "X-Shop-Token" is "{{credential}}"
+    And the request has no "X-First-Key" header
 
   @TC-REQ-017 @credential-from-document
   Scenario Outline: A scheme that cannot carry the credential is passed over for the next one: <unusable>
