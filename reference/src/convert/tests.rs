@@ -131,6 +131,28 @@ paths:
     assert_eq!(tool.input_schema.get("required"), Some(&json!(["path_id"])));
 }
 
+/// A prefixed name that still meets another argument's name is numbered, as
+/// tool names are: the first such meeting gets `_2`, the next `_3`.
+#[test]
+fn prefixed_names_that_still_meet_are_numbered() {
+    let tool = only_tool(
+        "openapi: 3.0.0
+paths:
+  /items/{id}:
+    get:
+      parameters:
+        - {name: path_id, in: query, schema: {type: string}}
+        - {name: path_id_2, in: query, schema: {type: string}}
+        - {name: id, in: path, required: true, schema: {type: integer}}
+        - {name: id, in: query, schema: {type: string}}
+",
+    );
+    assert_eq!(
+        property_names(&tool),
+        ["path_id", "path_id_2", "path_id_3", "query_id"]
+    );
+}
+
 #[test]
 fn a_body_parameter_gives_way_to_the_request_body() {
     let tool = only_tool(

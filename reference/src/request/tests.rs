@@ -469,3 +469,21 @@ fn target_names_method_and_url() {
     .expect("built");
     assert_eq!(request.target(), "DELETE https://api.example.com/v1/x");
 }
+
+/// A request may be logged: its debug form names the query's parameters but
+/// shows none of their values, and the credential's header only as sensitive.
+#[rstest]
+#[case::in_the_query(CredentialPlacement::Query("key".to_owned()))]
+#[case::in_a_header(CredentialPlacement::Bearer)]
+fn debug_output_never_shows_the_credential(#[case] placement: CredentialPlacement) {
+    let (tool, arguments) = competing_tool();
+    let request = build(&tool, &arguments, &destination(Some(placement))).expect("built");
+    let shown = format!("{request:?}");
+    assert!(
+        shown.contains("api.example.com") && shown.contains("\"other\""),
+        "{shown}"
+    );
+    for form in [SECRET, "s3cr3t", "s3cr3t%2F%2B%3D%26token"] {
+        assert!(!shown.contains(form), "{form:?} shown in {shown}");
+    }
+}
