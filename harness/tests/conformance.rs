@@ -2,9 +2,12 @@
 //! reference must pass every rule, recommended ones included (`--strict`),
 //! over HTTP and over stdio.
 //!
-//! Two variables narrow a run, for mutation testing (see docs/mutation.md):
-//! `CONFORMANCE_TRANSPORTS=http` (or `stdio`) checks one transport only, and
-//! `CONFORMANCE_TAGS='not @slow'` passes a tag expression to the harness.
+//! Three variables narrow a run, for mutation testing (see docs/mutation.md):
+//! `CONFORMANCE_TRANSPORTS=http` (or `stdio`) checks one transport only,
+//! `CONFORMANCE_TAGS='not @slow'` passes a tag expression to the harness, and
+//! `CONFORMANCE_MAX_FAILURES=1` passes `--max-failures`, so a broken gateway
+//! is known at its first failure, and one that hangs at start-up does not
+//! wait out every scenario's start-up window.
 //!
 //! `cargo test` builds `hosted-mcp-gateway` into the same target directory
 //! first, so the harness finds it beside its own executable.
@@ -41,6 +44,11 @@ fn run_suite(name: &str, args: &[&str]) -> Value {
         .args(
             std::env::var("CONFORMANCE_TAGS")
                 .map(|tags| vec!["--tags".to_string(), tags])
+                .unwrap_or_default(),
+        )
+        .args(
+            std::env::var("CONFORMANCE_MAX_FAILURES")
+                .map(|max| vec!["--max-failures".to_string(), max])
                 .unwrap_or_default(),
         )
         .arg("--strict")
