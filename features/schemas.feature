@@ -97,6 +97,43 @@ Feature: Input schemas
     And in the input schema of "findPets", "/properties/tag/nullable" is absent
 
   @TC-SCHEMA-003
+  Scenario: nullable admits null beside what the schema admitted, and nothing else
+    Judged as a client's validator reads the published schema, whatever
+    form the gateway gave it.
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          post:
+            operationId: addPet
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      owner: {$ref: "#/components/schemas/Owner"}
+                      either: {nullable: true, oneOf: [{$ref: "#/components/schemas/Pet"}, {type: string}]}
+                      any: {nullable: true, anyOf: [{type: string}, {type: integer}]}
+                      pet: {$ref: "#/components/schemas/Pet", nullable: true}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Owner: {type: object, required: [name], properties: {name: {type: string}}}
+          Pet: {type: object, required: [kind], properties: {kind: {type: string}}}
+      """
+    Then the input schema of "addPet" is self-contained
+    And the input schema of "addPet" admits {"body": {"owner": {"name": "Ada"}, "either": null, "any": null, "pet": null}}
+    And the input schema of "addPet" admits {"body": {"either": "cat", "any": 3, "pet": {"kind": "cat"}}}
+    And the input schema of "addPet" does not admit {"body": {"owner": {}}}
+    And the input schema of "addPet" does not admit {"body": {"either": 5}}
+    And the input schema of "addPet" does not admit {"body": {"any": true}}
+    And the input schema of "addPet" does not admit {"body": {"pet": {}}}
+
+  @TC-SCHEMA-003
   Scenario: nullable on an enum that already lists null adds no second null
     Given the OpenAPI document:
       """
