@@ -499,6 +499,46 @@ Feature: Input schemas
     And in the input schema of "addPet", "/properties/body/required" is ["name"]
 
   @TC-SCHEMA-007
+  Scenario: A read-only property is found through references and allOf
+    `readOnly` may sit in the schema a property references, or in a schema
+    the body's schema takes in through `allOf`; either way the property
+    leaves the body and the `required` list of the schema that lists it.
+    Given the OpenAPI document:
+      """
+      openapi: 3.0.3
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          post:
+            operationId: addPet
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema: {$ref: "#/components/schemas/Pet"}
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Base:
+            type: object
+            properties:
+              id: {type: integer, readOnly: true}
+              name: {type: string}
+          Stamp: {type: string, format: date-time, readOnly: true}
+          Pet:
+            allOf: [{$ref: "#/components/schemas/Base"}]
+            type: object
+            properties:
+              created: {$ref: "#/components/schemas/Stamp"}
+              note: {type: string}
+            required: [id, name, created, note]
+      """
+    Then in the input schema of "addPet", "/properties/body/required" is ["name", "note"]
+    And in the input schema of "addPet", "/properties/body/properties/created" is absent
+    And in the input schema of "addPet", "/properties/body/properties/note/type" is "string"
+    And the input schema of "addPet" admits {"body": {"name": "Rex", "note": "calm"}}
+
+  @TC-SCHEMA-007
   Scenario: A body without its read-only properties is sent
     Given the upstream answers every request with status 200
     And the OpenAPI document:
