@@ -620,3 +620,25 @@ Feature: Input schemas
     And nothing reached the upstream
     When the client calls "addPet" with {"body": {"retired": null}}
     Then the call reached the upstream
+
+  @TC-SCHEMA-008 @recommended
+  Scenario: nullable in a 3.1 document widens a type list and a const
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: findPets
+            parameters:
+              - {name: size, in: query, schema: {type: [string, integer], nullable: true}}
+              - {name: tag, in: query, schema: {type: [string, "null"], nullable: true}}
+              - {name: kind, in: query, schema: {const: cat, nullable: true}}
+            responses: {"200": {description: ok}}
+      """
+    Then the input schema of "findPets" is self-contained
+    And the input schema of "findPets" admits {"size": null, "tag": null, "kind": null}
+    And the input schema of "findPets" admits {"size": 3, "tag": "big", "kind": "cat"}
+    And the input schema of "findPets" does not admit {"size": true}
+    And the input schema of "findPets" does not admit {"kind": "dog"}
