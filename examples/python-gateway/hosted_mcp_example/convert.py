@@ -356,8 +356,8 @@ class SchemaBuilder:
                 out[key] = list(dict.fromkeys(value))  # a type named twice is named once
             else:
                 out[key] = value
-        if request_body and isinstance(out.get("required"), list) and isinstance(node.get("properties"), dict):
-            dropped = {n for n, v in node["properties"].items() if self._read_only(v)}
+        if request_body and isinstance(out.get("required"), list):
+            dropped = self._read_only_names(node, set())
             out["required"] = [n for n in out["required"] if n not in dropped]
         if "example" in node and "examples" not in node:
             out["examples"] = [node["example"]]
@@ -365,6 +365,24 @@ class SchemaBuilder:
         if node.get("nullable") is True:
             return _nullable(out)
         return out
+
+    def _read_only_names(self, node: Any, seen: set[str]) -> set[str]:
+        """The read-only properties of `node`: its own, and those of the
+        schemas it takes in through `$ref` and `allOf`; `seen` holds the
+        references already followed, so a loop ends."""
+        node = deref(self.document, node)
+        if not isinstance(node, dict):
+            return set()
+        properties = node.get("properties")
+        names = {n for n, v in properties.items() if self._read_only(v)} if isinstance(properties, dict) else set()
+        for member in node.get("allOf") or []:
+            ref = member.get("$ref") if isinstance(member, dict) else None
+            if isinstance(ref, str):
+                if ref in seen:
+                    continue
+                seen.add(ref)
+            names |= self._read_only_names(member, seen)
+        return names
 
     def _read_only(self, node: Any) -> bool:
         node = deref(self.document, node)
@@ -419,6 +437,9 @@ class SchemaBuilder:
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    if schema.get("const", None) is not None:
+        # A const admits its one value: null becomes the other branch.
+        return {"anyOf": [schema, {"type": "null"}]}
     kind = schema.get("type")
     if isinstance(kind, str):
         schema["type"] = [kind, "null"]
