@@ -181,9 +181,12 @@ async fn nullable_type(
 /// What a client that checks arguments before calling would decide: the
 /// published input schema, run by a JSON Schema 2020-12 validator, admits
 /// the arguments or not. It judges the schema as published, whatever form
-/// the gateway chose (a widened `type`, an `anyOf` with null, ...). With
-/// the prefix, a gateway that refused the document passes: that outcome
-/// is the scenario's to allow.
+/// the gateway chose (a widened `type`, an `anyOf` with null, ...). A
+/// gateway that takes the body's properties as arguments of their own
+/// (TC-ARG-003's matter) is judged on those; an argument its schema does
+/// not describe leaves the scenario not judged, since a schema without it
+/// may admit anything there. With the prefix, a gateway that refused the
+/// document passes: that outcome is the scenario's to allow.
 #[then(
     regex = r#"^(unless the gateway refused the document, )?the input schema of "([^"]*)" (admits|does not admit) (\{.*\})$"#
 )]
@@ -197,8 +200,35 @@ async fn schema_admits(
     if !unless_refused.is_empty() && world.start_failure().is_some() {
         return Ok(());
     }
-    let arguments = parse_json(&json)?;
     let schema = input_schema(world, &name).await?;
+    let described = |argument: &str| {
+        schema
+            .get("properties")
+            .and_then(|properties| properties.get(argument))
+            .is_some()
+    };
+    let (arguments, judged_by) = match parse_json(&json)? {
+        Value::Object(mut arguments)
+            if arguments.get("body").is_some_and(Value::is_object) && !described("body") =>
+        {
+            if let Some(Value::Object(members)) = arguments.remove("body") {
+                arguments.extend(members);
+            }
+            (Value::Object(arguments), "TC-ARG-003")
+        }
+        arguments => (arguments, "TC-ARG-001"),
+    };
+    if let Some(unknown) = arguments
+        .as_object()
+        .and_then(|arguments| arguments.keys().find(|argument| !described(argument)))
+    {
+        return Err(world
+            .not_judged(
+                judged_by,
+                format!("the input schema of {name:?} has no argument {unknown:?}"),
+            )
+            .into());
+    }
     // A validator follows such a loop for ever; the harness must not.
     if let Some(reference) = reference_loop(&schema)? {
         fail!(
