@@ -45,7 +45,7 @@ struct Record {
 pub enum Refusal {
     /// The gateway never started over this transport.
     NeverStarted(Transport),
-    /// `--max-failures` scenarios failed.
+    /// `--max-failures` scenarios failed the run or could not be judged.
     Budget(usize),
 }
 
@@ -58,7 +58,7 @@ impl std::fmt::Display for Refusal {
             ),
             Self::Budget(max) => write!(
                 f,
-                "launching stopped after {max} failed scenario(s) (--max-failures {max})"
+                "launching stopped after {max} scenario(s) failed or could not be judged (--max-failures {max})"
             ),
         }
     }
@@ -144,7 +144,7 @@ impl Health {
         self.relaunched.load(Ordering::Relaxed)
     }
 
-    /// A scenario failed the run (for `--max-failures`).
+    /// A scenario failed the run or could not be judged (for `--max-failures`).
     pub fn scenario_failed(&self) {
         self.failed.fetch_add(1, Ordering::Relaxed);
     }

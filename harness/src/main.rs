@@ -181,8 +181,9 @@ struct RunArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_START_TIMEOUT.as_secs_f64())]
     start_timeout: f64,
 
-    /// Stop after N scenarios failed the run: launch no more gateways, and
-    /// report the scenarios left as not run (those under way finish).
+    /// Stop after N scenarios failed the run or could not be judged: launch
+    /// no more gateways, and report the scenarios left as not run (those
+    /// under way finish).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     max_failures: Option<u64>,
 

@@ -300,7 +300,44 @@ fn max_failures_stops_launching_and_reports_the_rest_not_run() {
     assert!(run.count("not_run") >= 1, "{}", run.stdout);
     assert!(
         run.stdout
-            .contains("not run: launching stopped after 1 failed scenario(s) (--max-failures 1)"),
+            .contains("not run: launching stopped after 1 scenario(s) failed or could not be judged (--max-failures 1)"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A gateway that starts on some documents and hangs on the others leaves
+/// scenarios that cannot be judged; they fail the run, so they stop a
+/// capped run as a failed scenario does, instead of each waiting out its
+/// start-up windows.
+#[test]
+fn max_failures_counts_a_scenario_that_could_not_be_judged() {
+    let gateway = format!(
+        "sh -c 'grep -q \"in: query\" \"$1\" && exec sleep 600; exec \"$0\" serve --openapi \"$1\" --base-url \"$2\" --listen 127.0.0.1:\"$3\"' {} {{openapi}} {{base_url}} {{port}}",
+        reference()
+    );
+    let run = harness(
+        "max-failures-hang",
+        &[
+            "--gateway",
+            &gateway,
+            "--tags",
+            "@TC-DESC-001 or @TC-REQ-005 or @TC-REQ-019",
+            "--concurrency",
+            "1",
+            "--start-timeout",
+            "1",
+            "--max-failures",
+            "1",
+        ],
+    );
+    assert_ne!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.count("error"), 1, "{}", run.stdout);
+    assert!(run.count("not_run") >= 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "not run: launching stopped after 1 scenario(s) failed or could not be judged (--max-failures 1)"
+        ),
         "{}",
         run.stdout
     );

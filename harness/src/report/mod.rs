@@ -532,6 +532,14 @@ impl Summary {
         status == Status::Failed || (self.strict && status == Status::NotMet)
     }
 
+    /// Whether a scenario of this status counts toward `--max-failures`:
+    /// one that fails the run, and one that could not be judged, which
+    /// fails it too (a gateway that hangs on a document should stop a
+    /// capped run as soon as one that answers wrongly does).
+    pub fn spends_a_failure(&self, status: Status) -> bool {
+        self.fails_the_run(status) || status == Status::Error
+    }
+
     /// The last line of a run, for CI to read.
     pub fn last_line(&self) -> String {
         let counts = self.counts();

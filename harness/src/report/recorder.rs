@@ -347,7 +347,7 @@ impl<Inner> Recorder<Inner> {
                 }
                 let mut summary = self.summary.lock();
                 summary.expect(&mut report);
-                if summary.fails_the_run(report.status) {
+                if summary.spends_a_failure(report.status) {
                     self.health.scenario_failed();
                 }
                 summary.scenarios.push(report);
