@@ -51,6 +51,30 @@ Feature: The request
     When the client calls "addToy" with {"petId": "rex"}
     Then the upstream received exactly one request: POST "/api/v1/pets/rex/toys"
 
+  @TC-REQ-001
+  Scenario: A base URL with a query of its own keeps it beside the arguments
+    Some APIs take the same query on every request (an API version, say)
+    and the operator puts it in the base URL: the request still goes to
+    that URL, with the call's own query pairs added.
+    Given the gateway's base URL has the path and query "/api/v1?api-version=2024-01"
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          get:
+            operationId: findPets
+            parameters:
+              - {name: limit, in: query, schema: {type: integer}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "findPets" with {"limit": 5}
+    Then the upstream received exactly one request: GET "/api/v1/pets"
+    And the request's query is:
+      | api-version | 2024-01 |
+      | limit       | 5       |
+
   @TC-REQ-002
   Scenario Outline: A path argument is one encoded segment: <case>
     Given the OpenAPI document:

@@ -418,7 +418,8 @@ impl GatewayWorld {
         }
     }
 
-    /// Puts the API under `path` (such as `/api/v1`) for the gateway this
+    /// Puts the API under `path` (such as `/api/v1`, a query after it if
+    /// the base URL has one) for the gateway this
     /// scenario launches or takes. Kept by the world, not only set on the
     /// upstream, so that a gateway kept from a scenario with the same path
     /// can serve this one.

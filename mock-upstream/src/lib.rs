@@ -218,9 +218,11 @@ impl Upstream {
         format!("http://{}{}", self.addr, *base_path)
     }
 
-    /// Puts the API under `path` (such as `/api/v1`): [`Upstream::base_url`]
-    /// ends with it from now on. Requests are still recorded and stubbed by
-    /// their whole path; nothing outside the base path is refused.
+    /// Puts the API under `path` (such as `/api/v1`, or `/api/v1?version=2`
+    /// for an API whose base URL carries a query of its own):
+    /// [`Upstream::base_url`] ends with it from now on. Requests are still
+    /// recorded and stubbed by their whole path; nothing outside the base
+    /// path is refused.
     pub fn set_base_path(&self, path: &str) {
         *self
             .base_path

@@ -99,8 +99,8 @@ def build(plan: Plan, arguments: dict[str, Any], base_url: str, credential: str,
 
     base = urlsplit(base_url)
     path = _path(base.path, plan.path, dict(by_location["path"]))
-    query = _query(by_location["query"], credential, where)
-    url = f"{base.scheme}://{base.netloc}{path}" + (f"?{query}" if query else "")
+    query = "&".join(q for q in (base.query, _query(by_location["query"], credential, where)) if q)
+    url = f"{base.scheme}://{base.netloc}{path}" + (f"?{query}" if query else "")  # the base URL's own query first
 
     headers = _headers(by_location["header"])
     headers += [

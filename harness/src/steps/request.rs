@@ -20,6 +20,13 @@ async fn base_path(world: &mut GatewayWorld, path: String) -> StepResult {
     Ok(world.set_base_path(&path)?)
 }
 
+/// A base URL may carry a query of its own (an API version, say), which
+/// every request keeps.
+#[given(expr = "the gateway's base URL has the path and query {string}")]
+async fn base_path_and_query(world: &mut GatewayWorld, path_and_query: String) -> StepResult {
+    Ok(world.set_base_path(&path_and_query)?)
+}
+
 #[when(regex = r#"^the client calls "([^"]*)" with (\{.*\}) sending the HTTP headers:$"#)]
 async fn call_with_headers(
     world: &mut GatewayWorld,
