@@ -589,8 +589,8 @@ Feature: Input schemas
   @TC-SCHEMA-008 @recommended
   Scenario: nullable beside a $ref to the schema false admits null alone
     In 3.1 a schema may be `false`, which admits nothing; `nullable` beside
-    a reference to it leaves null, and a plain reference to it still
-    admits nothing.
+    a reference to it, or beside an allOf that holds it, leaves null, and a
+    plain reference to it still admits nothing.
     Given the upstream answers every request with status 200
     And the OpenAPI document:
       """
@@ -608,6 +608,7 @@ Feature: Input schemas
                     type: object
                     properties:
                       retired: {$ref: "#/components/schemas/Never", nullable: true}
+                      gone: {allOf: [false], nullable: true}
                       never: {$ref: "#/components/schemas/Never"}
             responses: {"200": {description: ok}}
       components:
@@ -619,6 +620,7 @@ Feature: Input schemas
     And nothing reached the upstream
     When the client calls "addPet" with {"body": {"retired": null}}
     Then the call reached the upstream
+    And the input schema of "addPet" admits {"body": {"retired": null, "gone": null}}
 
   @TC-SCHEMA-008 @recommended
   Scenario: nullable in a 3.1 document widens a type list and a const
