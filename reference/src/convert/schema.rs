@@ -41,9 +41,9 @@ const SCHEMA_KEYWORDS: [&str; 11] = [
 /// Keywords whose value is a list of schemas.
 const SCHEMA_LIST_KEYWORDS: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
 
-/// Keywords whose value maps names to schemas.
-const SCHEMA_MAP_KEYWORDS: [&str; 5] = [
-    "properties",
+/// Keywords whose value maps names to schemas (`properties` has an arm of
+/// its own, for read-only properties).
+const SCHEMA_MAP_KEYWORDS: [&str; 4] = [
     "patternProperties",
     "dependentSchemas",
     "$defs",
@@ -399,7 +399,9 @@ impl<'d> SchemaTranslator<'d> {
                 }
                 // Not a JSON Schema word: honoured below, in 3.1 documents too.
                 "nullable" => {}
-                "properties" if !read_only.is_empty() => {
+                // TC-SCHEMA-007: a request body's read-only properties go,
+                // and so do their names in `required`.
+                "properties" => {
                     if let Value::Object(properties) = value {
                         let mut translated = Map::new();
                         for (name, schema) in properties {
@@ -412,7 +414,7 @@ impl<'d> SchemaTranslator<'d> {
                         out.insert(keyword.into(), Value::Object(translated));
                     }
                 }
-                "required" if !read_only.is_empty() => {
+                "required" => {
                     let mut kept = value.clone();
                     if let Value::Array(names) = &mut kept {
                         let before = names.len();
