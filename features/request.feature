@@ -815,6 +815,31 @@ Feature: The request
     And nothing reached the upstream
 
   @TC-REQ-019 @recommended
+  Scenario: An empty array in form style without explode sends no pair
+    OpenAPI's form style is RFC 6570's, where a list with no members is
+    undefined and expands to nothing, exploded or not: no `ids=`.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Search, version: "1"}
+      paths:
+        /search:
+          get:
+            operationId: search
+            parameters:
+              - name: ids
+                in: query
+                style: form
+                explode: false
+                schema: {type: array, items: {type: string}}
+              - {name: limit, in: query, schema: {type: integer}}
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "search" with {"ids": [], "limit": 3}
+    Then the request's query is:
+      | limit | 3 |
+
+  @TC-REQ-019 @recommended
   Scenario: Object query parameters in form style, exploded and not
     Given the OpenAPI document:
       """
