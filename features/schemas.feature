@@ -623,6 +623,40 @@ Feature: Input schemas
     And the input schema of "addPet" admits {"body": {"retired": null, "gone": null}}
 
   @TC-SCHEMA-008 @recommended
+  Scenario: nullable beside a $ref and an allOf of one $ref keeps both references
+    In 3.1 keywords may stand beside a `$ref`; with `nullable` there, null
+    is admitted and neither referenced schema is lost.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      paths:
+        /pets:
+          post:
+            operationId: addPet
+            requestBody:
+              required: true
+              content:
+                application/json:
+                  schema:
+                    type: object
+                    properties:
+                      pet:
+                        $ref: "#/components/schemas/Named"
+                        allOf: [{$ref: "#/components/schemas/Aged"}]
+                        nullable: true
+            responses: {"200": {description: ok}}
+      components:
+        schemas:
+          Named: {type: object, required: [name]}
+          Aged: {type: object, required: [age]}
+      """
+    Then the input schema of "addPet" admits {"body": {"pet": null}}
+    And the input schema of "addPet" admits {"body": {"pet": {"name": "Rex", "age": 3}}}
+    And the input schema of "addPet" does not admit {"body": {"pet": {"age": 3}}}
+    And the input schema of "addPet" does not admit {"body": {"pet": {"name": "Rex"}}}
+
+  @TC-SCHEMA-008 @recommended
   Scenario: nullable in a 3.1 document widens a type list and a const
     Given the OpenAPI document:
       """
