@@ -236,6 +236,10 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                 // Scenarios that judge names and their order find no tool by operation.
                 resolve_names: !tags()
                     .any(|tag| tag.starts_with(NAMING_RULES) || tag == ORDER_RULE),
+                rules: tags()
+                    .filter(|tag| tag.starts_with("TC-"))
+                    .cloned()
+                    .collect(),
             });
             async {}.boxed_local()
         })

@@ -122,6 +122,8 @@ pub struct GatewayWorld {
     resolve_names: bool,
     /// Tools the gateway names otherwise: the rules' name to the gateway's.
     renamed: HashMap<String, String>,
+    /// The rules this scenario judges.
+    rules: Vec<String>,
     /// What a report of this scenario should mention besides its failure.
     notes: Vec<String>,
     /// Why the scenario could not see its rule, set by the step that found it.
@@ -172,6 +174,8 @@ pub(crate) struct Settings {
     pub(crate) hint_credential: bool,
     /// Whether a tool the gateway names otherwise is found by its operation.
     pub(crate) resolve_names: bool,
+    /// The rules the scenario judges (its `@TC-...` tags).
+    pub(crate) rules: Vec<String>,
 }
 
 /// What the gateway left behind when its scenario ended.
@@ -267,6 +271,7 @@ impl GatewayWorld {
             calls: Vec::new(),
             resolve_names: true,
             renamed: HashMap::new(),
+            rules: Vec::new(),
             notes: Vec::new(),
             unseen: None,
             start_under_test: false,
@@ -287,6 +292,13 @@ impl GatewayWorld {
         self.transport = settings.transport;
         self.hint_credential = settings.hint_credential;
         self.resolve_names = settings.resolve_names;
+        self.rules = settings.rules;
+    }
+
+    /// Whether this scenario judges `rule`: then what breaks it is a
+    /// verdict here, never a reason to leave the scenario not judged.
+    pub fn judges(&self, rule: &str) -> bool {
+        self.rules.iter().any(|own| own == rule)
     }
 
     /// Stops the gateway and ends the session; done after each scenario.
@@ -1012,6 +1024,7 @@ impl GatewayWorld {
             transport,
             hint_credential: true,
             resolve_names: true,
+            rules: Vec::new(),
         });
         world.probe = true;
         world.set_document(PROBE_DOCUMENT).await?;

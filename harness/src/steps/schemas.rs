@@ -14,6 +14,10 @@ use crate::world::GatewayWorld;
 /// The one dialect a declared `$schema` may name.
 const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
+/// The rule that input schemas are JSON Schema 2020-12 a validator can use,
+/// self-contained.
+const SELF_CONTAINED: &str = "TC-SCHEMA-002";
+
 async fn input_schema(world: &mut GatewayWorld, name: &str) -> anyhow::Result<Value> {
     let tool = tool(world, name).await?;
     tool.get("inputSchema")
@@ -230,19 +234,26 @@ async fn schema_admits(
             .into());
     }
     // A validator follows such a loop for ever; the harness must not.
-    if let Some(reference) = reference_loop(&schema)? {
-        fail!(
+    let usable = match reference_loop(&schema) {
+        Ok(None) => jsonschema::draft202012::new(&schema).map_err(|error| {
+            format!("the input schema of {name:?} is not a JSON Schema 2020-12 a validator can use: {error}")
+        }),
+        Ok(Some(reference)) => Err(format!(
             "in the input schema of {name:?}, $ref {reference:?} leads only back to itself, \
-             through references alone: no validator can apply it:\n{}",
-            show(&schema)
-        );
-    }
-    let validator = match jsonschema::draft202012::new(&schema) {
+             through references alone: no validator can apply it"
+        )),
+        Err(error) => Err(format!("in the input schema of {name:?}, {error:#}")),
+    };
+    let validator = match usable {
         Ok(validator) => validator,
-        Err(error) => fail!(
-            "the input schema of {name:?} is not a JSON Schema 2020-12 a validator can use: {error}:\n{}",
-            show(&schema)
-        ),
+        // A schema no validator can apply is TC-SCHEMA-002's matter: in
+        // another rule's scenario nothing about that rule can be seen.
+        Err(why) if world.judges(SELF_CONTAINED) => fail!("{why}:\n{}", show(&schema)),
+        Err(why) => {
+            return Err(world
+                .not_judged(SELF_CONTAINED, format!("{why}:\n{}", show(&schema)))
+                .into())
+        }
     };
     match (verdict.as_str(), validator.validate(&arguments)) {
         ("admits", Err(error)) => fail!(
