@@ -260,7 +260,10 @@ mod tests {
     use tokio::io::AsyncReadExt;
     use tokio::net::TcpListener;
 
-    use super::{reserve_within, Delivered, Deliverer, DeliveryFailure, DEFAULT_DEADLINE};
+    use super::{
+        certificate_problem, reserve_within, tls_error, Delivered, Deliverer, DeliveryFailure,
+        ErrorKind, DEFAULT_DEADLINE,
+    };
     use crate::request::OutboundRequest;
 
     fn get(url: &str) -> OutboundRequest {
@@ -362,6 +365,26 @@ mod tests {
         upstream.refuse_connections().await;
         let refused = send(&format!("{base}/pets"), 1_024).await.unwrap_err();
         assert_eq!(refused, DeliveryFailure::Refused);
+    }
+
+    /// A refused certificate is found however deep the connector wraps it,
+    /// and named in words an operator can act on (no scenario sees TLS:
+    /// the mock upstream speaks plain HTTP).
+    #[test]
+    fn a_refused_certificate_is_named_for_the_operator() {
+        let refused = rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer);
+        let wrapped = std::io::Error::other(std::io::Error::new(ErrorKind::InvalidData, refused));
+        assert!(matches!(
+            tls_error(&wrapped),
+            Some(rustls::Error::InvalidCertificate(_))
+        ));
+        assert!(tls_error(&std::io::Error::new(ErrorKind::InvalidData, "not TLS")).is_none());
+        let unknown = certificate_problem(&rustls::CertificateError::UnknownIssuer);
+        assert!(unknown.contains("--ca-file"), "{unknown}");
+        assert_eq!(
+            certificate_problem(&rustls::CertificateError::Expired),
+            "it has expired"
+        );
     }
 
     /// A connection closed cleanly (no reset) before any answer is a reset
