@@ -30,7 +30,7 @@ use crate::{
     leftovers, placement,
     pool::Pool,
     report::{
-        recorder::{LeftBehind, Origin},
+        recorder::{LeftBehind, Origin, RULE_PREFIX},
         DocsUrl, Elsewhere, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport, Shard,
         Status, Summary,
     },
@@ -237,7 +237,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                 resolve_names: !tags()
                     .any(|tag| tag.starts_with(NAMING_RULES) || tag == ORDER_RULE),
                 rules: tags()
-                    .filter(|tag| tag.starts_with("TC-"))
+                    .filter(|tag| tag.starts_with(RULE_PREFIX))
                     .cloned()
                     .collect(),
             });

@@ -430,11 +430,10 @@ impl GatewayWorld {
         }
     }
 
-    /// Puts the API under `path` (such as `/api/v1`, a query after it if
-    /// the base URL has one) for the gateway this
-    /// scenario launches or takes. Kept by the world, not only set on the
-    /// upstream, so that a gateway kept from a scenario with the same path
-    /// can serve this one.
+    /// Puts the API under `path` (such as `/api/v1`, with a query after it
+    /// where the base URL has one) for the gateway this scenario launches
+    /// or takes. Kept by the world, not only set on the upstream, so that a
+    /// gateway kept from a scenario with the same path can serve this one.
     pub fn set_base_path(&mut self, path: &str) -> anyhow::Result<()> {
         self.before_launch("the base path")?;
         path.clone_into(&mut self.base_path);
