@@ -2,6 +2,8 @@
 //! comparing values as JSON Schema does, and showing them in messages.
 //! Knows nothing of scenarios, so the world and the steps can both use it.
 
+use std::fmt;
+
 use anyhow::{bail, Context as _};
 use percent_encoding::percent_decode_str;
 use serde_json::{Number, Value};
@@ -60,16 +62,35 @@ fn child<'a>(value: &'a Value, token: &str) -> Option<&'a Value> {
 
 /// Resolves a `$ref` inside `root`; only same-document references qualify.
 /// The fragment is a URI fragment, so it is percent-decoded first
-/// (`#/$defs/Pet%20v1` names the key `Pet v1`).
+/// (`#/$defs/Pet%20v1` names the key `Pet v1`). A reference that names
+/// nothing fails with [`UnusableSchema`].
 pub fn resolve<'a>(root: &'a Value, reference: &str) -> anyhow::Result<&'a Value> {
+    let unusable = |why: &str| UnusableSchema(format!("$ref {reference:?} {why}"));
     let fragment = reference
         .strip_prefix('#')
-        .with_context(|| format!("$ref {reference:?} points outside the schema"))?;
-    let pointer = percent_decode(fragment)
-        .with_context(|| format!("$ref {reference:?} is not UTF-8 once decoded"))?;
+        .with_context(|| unusable("points outside the schema"))?;
+    let pointer =
+        percent_decode(fragment).with_context(|| unusable("is not UTF-8 once decoded"))?;
     root.pointer(&pointer)
-        .with_context(|| format!("$ref {reference:?} does not resolve inside the schema"))
+        .with_context(|| unusable("does not resolve inside the schema"))
 }
+
+/// Why a published schema cannot be applied as it is: a `$ref` that names
+/// nothing inside it, references that lead only back to themselves, a
+/// keyword a validator refuses. That is the matter of one rule, that input
+/// schemas are self-contained JSON Schema a validator can use; a step that
+/// meets this error elsewhere cannot see its own rule, so it is a type the
+/// steps can tell from a verdict.
+#[derive(Debug)]
+pub struct UnusableSchema(pub String);
+
+impl fmt::Display for UnusableSchema {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UnusableSchema {}
 
 /// `%XX` escapes decoded; anything else, a stray `%` included, kept.
 pub fn percent_decode(text: &str) -> anyhow::Result<String> {
@@ -162,6 +183,27 @@ mod tests {
         assert_eq!(refs(&schema), ["#/$defs/Node", "#/$defs/Node"]);
         assert!(resolve(&schema, "#/components/schemas/X").is_err());
         assert!(resolve(&schema, "other.json#/X").is_err());
+    }
+
+    #[test]
+    fn a_reference_that_names_nothing_is_told_from_a_verdict() {
+        let schema = json!({"properties": {"pet": {"$ref": "#/$defs/Pet"}}});
+        let unusable = |found: anyhow::Result<Option<&Value>>| {
+            let error = found.expect_err("the reference names nothing");
+            // Steps add their own context; the kind must survive it.
+            let error = error.context("in the input schema of \"addPet\"");
+            error
+                .downcast_ref::<UnusableSchema>()
+                .map(ToString::to_string)
+        };
+        assert_eq!(
+            unusable(follow(&schema, "/properties/pet/type")).as_deref(),
+            Some("$ref \"#/$defs/Pet\" does not resolve inside the schema")
+        );
+        assert!(unusable(resolve(&schema, "other.json#/X").map(Some)).is_some());
+        assert!(unusable(resolve(&schema, "#/$defs/%FF").map(Some)).is_some());
+        // A pointer that finds nothing is an answer, not an unusable schema.
+        assert_eq!(follow(&schema, "/properties/dog/type").unwrap(), None);
     }
 
     #[test]

@@ -20,11 +20,16 @@ use crate::{
     client::{CallOutcome, Era, HandshakeTimedOut, McpClient},
     folder::{inside_scenario, ScenarioDir},
     health::{Health, Refusal},
+    json::UnusableSchema,
     launch::{Gateway, Invocation, Launch, Launcher, StartFailure, Transport},
     naming, placement,
     pool::{KeptGateway, LaunchKey, Pool, Wanted},
     raw::RawHttp,
 };
+
+/// The rule that input schemas are JSON Schema 2020-12 a validator can use,
+/// self-contained.
+const SELF_CONTAINED: &str = "TC-SCHEMA-002";
 
 /// The credential the harness stores for every gateway unless a step sets
 /// another. Distinctive, so masking checks cannot match by accident, and
@@ -390,6 +395,22 @@ impl GatewayWorld {
     /// `return Err(world.not_judged("TC-NAME-003", "...").into())`.
     pub fn not_judged(&mut self, judged_by: &str, why: impl fmt::Display) -> anyhow::Error {
         self.unseen_error(judged_by, why)
+    }
+
+    /// Passes `found` on, unless it failed on a schema no validator can use
+    /// as published ([`UnusableSchema`]): that breaks the rule that input
+    /// schemas are self-contained, whose own scenarios judge it; in any
+    /// other scenario it leaves the scenario not judged.
+    pub fn unless_unusable<T>(&mut self, found: anyhow::Result<T>) -> anyhow::Result<T> {
+        match found {
+            Err(error)
+                if error.downcast_ref::<UnusableSchema>().is_some()
+                    && !self.judges(SELF_CONTAINED) =>
+            {
+                Err(self.not_judged(SELF_CONTAINED, format!("{error:#}")))
+            }
+            found => found,
+        }
     }
 
     /// A verdict was reached on what could be seen, so what could not be

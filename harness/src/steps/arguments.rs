@@ -18,14 +18,15 @@ async fn arguments(
 ) -> anyhow::Result<(BTreeSet<String>, BTreeSet<String>)> {
     let tool = tool(world, name).await?;
     let schema = &tool["inputSchema"];
-    let names = follow(schema, "/properties")?
+    let names = world
+        .unless_unusable(follow(schema, "/properties"))?
         .map(|p| {
             p.as_object()
                 .map(|o| o.keys().cloned().collect())
                 .unwrap_or_default()
         })
         .unwrap_or_default();
-    let required = match follow(schema, "/required")? {
+    let required = match world.unless_unusable(follow(schema, "/required"))? {
         None => BTreeSet::new(),
         Some(Value::Array(items)) => items
             .iter()

@@ -94,8 +94,9 @@ async fn outcome_where_published(
 ) -> StepResult {
     let expected = parse_json(&json)?;
     let tool = tool(world, &name).await?;
-    let published =
-        follow(&tool["inputSchema"], &pointer)?.is_some_and(|v| same_json(v, &expected));
+    let published = world
+        .unless_unusable(follow(&tool["inputSchema"], &pointer))?
+        .is_some_and(|v| same_json(v, &expected));
     if !published {
         return Ok(());
     }

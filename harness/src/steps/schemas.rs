@@ -8,15 +8,11 @@ use serde_json::Value;
 
 use super::failure::{fail, StepResult};
 use super::support::{parse_json, tool};
-use crate::json::{follow, refs, resolve, same_json, show};
+use crate::json::{follow, refs, resolve, same_json, show, UnusableSchema};
 use crate::world::GatewayWorld;
 
 /// The one dialect a declared `$schema` may name.
 const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
-
-/// The rule that input schemas are JSON Schema 2020-12 a validator can use,
-/// self-contained.
-const SELF_CONTAINED: &str = "TC-SCHEMA-002";
 
 async fn input_schema(world: &mut GatewayWorld, name: &str) -> anyhow::Result<Value> {
     let tool = tool(world, name).await?;
@@ -34,7 +30,7 @@ async fn schema_value(
 ) -> StepResult {
     let schema = input_schema(world, &name).await?;
     if json == "absent" {
-        return match follow(&schema, &pointer)? {
+        return match world.unless_unusable(follow(&schema, &pointer))? {
             None => Ok(()),
             Some(actual) => fail!(
                 "{pointer} should be absent, it is {}:\n{}",
@@ -44,7 +40,7 @@ async fn schema_value(
         };
     }
     let expected = parse_json(&json)?;
-    match follow(&schema, &pointer)? {
+    match world.unless_unusable(follow(&schema, &pointer))? {
         Some(actual) if same_json(actual, &expected) => Ok(()),
         _ => fail!(
             "expected {pointer} = {} in the input schema of {name:?}:\n{}",
@@ -80,7 +76,8 @@ async fn property_anywhere(
         );
     }
     for place in &places {
-        if follow(&schema, &format!("{place}{pointer}"))?.is_some_and(|v| same_json(v, &expected)) {
+        let found = world.unless_unusable(follow(&schema, &format!("{place}{pointer}")))?;
+        if found.is_some_and(|v| same_json(v, &expected)) {
             return Ok(());
         }
     }
@@ -127,7 +124,7 @@ async fn boolean_subschema(
     what: String,
 ) -> StepResult {
     let schema = input_schema(world, &name).await?;
-    let mut node = follow(&schema, &pointer)?;
+    let mut node = world.unless_unusable(follow(&schema, &pointer))?;
     // A schema that is only a reference is the schema it references.
     while let Some(reference) = node
         .and_then(Value::as_object)
@@ -135,7 +132,7 @@ async fn boolean_subschema(
         .and_then(|o| o.get("$ref"))
         .and_then(Value::as_str)
     {
-        node = Some(resolve(&schema, reference)?);
+        node = Some(world.unless_unusable(resolve(&schema, reference))?);
     }
     let empty = |v: &Value| v.as_object().is_some_and(serde_json::Map::is_empty);
     let holds = match (what.as_str(), node) {
@@ -168,7 +165,7 @@ async fn nullable_type(
     ty: String,
 ) -> StepResult {
     let schema = input_schema(world, &name).await?;
-    let types: BTreeSet<&str> = match follow(&schema, &pointer)? {
+    let types: BTreeSet<&str> = match world.unless_unusable(follow(&schema, &pointer))? {
         Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
         Some(Value::String(single)) => BTreeSet::from([single.as_str()]),
         _ => BTreeSet::new(),
@@ -244,17 +241,10 @@ async fn schema_admits(
         )),
         Err(error) => Err(format!("in the input schema of {name:?}, {error:#}")),
     };
-    let validator = match usable {
-        Ok(validator) => validator,
-        // A schema no validator can apply is TC-SCHEMA-002's matter: in
-        // another rule's scenario nothing about that rule can be seen.
-        Err(why) if world.judges(SELF_CONTAINED) => fail!("{why}:\n{}", show(&schema)),
-        Err(why) => {
-            return Err(world
-                .not_judged(SELF_CONTAINED, format!("{why}:\n{}", show(&schema)))
-                .into())
-        }
-    };
+    let validator =
+        world.unless_unusable(usable.map_err(|why| {
+            anyhow::Error::new(UnusableSchema(format!("{why}:\n{}", show(&schema))))
+        }))?;
     match (verdict.as_str(), validator.validate(&arguments)) {
         ("admits", Err(error)) => fail!(
             "the input schema of {name:?} does not admit {}: {error} at {:?}:\n{}",
@@ -296,8 +286,9 @@ async fn self_contained(world: &mut GatewayWorld, name: String) -> StepResult {
         }
     }
     for reference in refs(&schema) {
-        resolve(&schema, reference)
-            .with_context(|| format!("in the input schema of {name:?}:\n{}", show(&schema)))?;
+        let resolved = resolve(&schema, reference)
+            .with_context(|| format!("in the input schema of {name:?}:\n{}", show(&schema)));
+        world.unless_unusable(resolved)?;
         if let Some(keyword) = outside_schema_keywords(reference) {
             fail!(
                 "$ref {reference:?} in the input schema of {name:?} points into {keyword:?}, \
