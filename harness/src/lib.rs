@@ -56,5 +56,6 @@ pub mod report;
 pub mod run;
 mod steps;
 pub mod suite;
+mod tags;
 mod wire;
 mod world;

@@ -17,11 +17,8 @@ use serde_json::{json, Value};
 use crate::{
     catalogue::{Catalogue, Level},
     kit,
-    report::recorder::RULE_PREFIX,
+    tags::{self, RECOMMENDED_TAG, RULE_PREFIX},
 };
-
-/// The tag of recommended rules' scenarios.
-const RECOMMENDED_TAG: &str = "recommended";
 
 /// A `--tags` expression, with the text it was written as (for messages).
 #[derive(Debug, Clone)]
@@ -78,14 +75,14 @@ pub struct ListedScenario {
     text: usize,
 }
 
-/// A scenario or outline as written in its file, with the background that
-/// runs before it.
+/// A scenario or outline as written in its file, with the backgrounds that
+/// run before it (its feature's, then its `Rule:` block's), by line.
 #[derive(Debug, Clone)]
 struct Text {
     file: String,
     line: usize,
     gherkin: String,
-    background: Option<(usize, String)>,
+    backgrounds: Vec<(usize, String)>,
 }
 
 /// Every scenario of a features folder, with its text.
@@ -149,32 +146,24 @@ impl Listing {
             .iter()
             .flat_map(|rule| rule.scenarios.iter().map(move |s| (Some(rule), s)));
         for (rule, scenario) in feature.scenarios.iter().map(|s| (None, s)).chain(in_rules) {
-            let background = rule
-                .and_then(|r| r.background.as_ref())
-                .or(feature.background.as_ref())
-                .map(|b| (b.position.line, block(&lines, &starts, b.position.line)));
+            let backgrounds = feature
+                .background
+                .iter()
+                .chain(rule.and_then(|r| r.background.as_ref()))
+                .map(|b| (b.position.line, block(&lines, &starts, b.position.line)))
+                .collect();
             self.texts.push(Text {
                 file: file.clone(),
                 line: scenario.position.line,
                 gherkin: block(&lines, &starts, scenario.position.line),
-                background,
+                backgrounds,
             });
             // Expanded on its own, so each example maps to this text.
             let mut alone = feature.clone();
             alone.rules.clear();
             alone.scenarios = vec![scenario.clone()];
-            let outer_tags: Vec<&String> = feature
-                .tags
-                .iter()
-                .chain(rule.iter().flat_map(|r| &r.tags))
-                .collect();
             for expanded in alone.expand_examples()?.scenarios {
-                let tags: Vec<String> = outer_tags
-                    .iter()
-                    .copied()
-                    .chain(&expanded.tags)
-                    .cloned()
-                    .collect();
+                let tags: Vec<String> = tags::of(&feature, rule, &expanded).cloned().collect();
                 self.scenarios.push(ListedScenario {
                     rules: tags
                         .iter()
@@ -420,7 +409,7 @@ impl Listing {
         );
         let mut backgrounds_shown = BTreeSet::new();
         for text in shown.iter().filter_map(|&i| self.texts.get(i)) {
-            if let Some((line, background)) = &text.background {
+            for (line, background) in &text.backgrounds {
                 if backgrounds_shown.insert((&text.file, *line)) {
                     let _ = write!(
                         out,

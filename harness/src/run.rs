@@ -30,10 +30,11 @@ use crate::{
     leftovers, placement,
     pool::Pool,
     report::{
-        recorder::{LeftBehind, Origin, RULE_PREFIX},
+        recorder::{LeftBehind, Origin},
         DocsUrl, Elsewhere, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport, Shard,
         Status, Summary,
     },
+    tags,
     world::{GatewayWorld, Settings},
 };
 
@@ -133,12 +134,10 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         move |feature: &gherkin::Feature,
               rule: Option<&gherkin::Rule>,
               scenario: &gherkin::Scenario| {
-            let all_tags = feature
-                .tags
-                .iter()
-                .chain(rule.iter().flat_map(|r| &r.tags))
-                .chain(&scenario.tags);
-            if !tags.as_ref().is_none_or(|t| t.eval(all_tags)) {
+            if !tags
+                .as_ref()
+                .is_none_or(|t| t.eval(tags::of(feature, rule, scenario)))
+            {
                 return false;
             }
             if !places.is_empty() {
@@ -155,6 +154,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                     let report = crate::report::recorder::scenario_report(
                         &origin,
                         feature,
+                        rule,
                         scenario,
                         Status::NotRun,
                     );
@@ -168,14 +168,13 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                     return false;
                 }
             }
-            let transport = Transport::of_tags(
-                feature.tags.iter().chain(&scenario.tags),
-                origin.default_transport,
-            );
+            let transport =
+                Transport::of_tags(tags::of(feature, rule, scenario), origin.default_transport);
             if launcher.target.template(transport).is_none() {
                 let mut report = crate::report::recorder::scenario_report(
                     &origin,
                     feature,
+                    rule,
                     scenario,
                     Status::NotRun,
                 );
@@ -225,8 +224,8 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
     let scenario_pool = pool.clone();
     let suite = GatewayWorld::cucumber()
         .max_concurrent_scenarios(options.concurrency)
-        .before(move |feature, _, scenario, world| {
-            let tags = || feature.tags.iter().chain(&scenario.tags);
+        .before(move |feature, rule, scenario, world| {
+            let tags = || tags::of(feature, rule, scenario);
             world.configure(Settings {
                 launcher: Arc::clone(&launcher),
                 health: Arc::clone(&scenario_health),
@@ -236,10 +235,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                 // Scenarios that judge names and their order find no tool by operation.
                 resolve_names: !tags()
                     .any(|tag| tag.starts_with(NAMING_RULES) || tag == ORDER_RULE),
-                rules: tags()
-                    .filter(|tag| tag.starts_with(RULE_PREFIX))
-                    .cloned()
-                    .collect(),
+                rules: tags::rules_of(feature, rule, scenario),
             });
             async {}.boxed_local()
         })

@@ -7,7 +7,7 @@ use std::{collections::BTreeSet, path::Path};
 use anyhow::Context as _;
 use cucumber::{feature::Ext as _, gherkin};
 
-use crate::report::recorder::RULE_PREFIX;
+use crate::tags;
 
 /// Scenario names (outlines expanded) and rule IDs of a suite.
 #[derive(Debug, Clone, Default)]
@@ -62,13 +62,7 @@ impl Suite {
             .flat_map(|rule| rule.scenarios.iter().map(move |s| (Some(rule), s)));
         for (rule, scenario) in feature.scenarios.iter().map(|s| (None, s)).chain(in_rules) {
             self.scenarios.insert(scenario.name.clone());
-            let tags = feature
-                .tags
-                .iter()
-                .chain(rule.iter().flat_map(|r| &r.tags))
-                .chain(&scenario.tags);
-            self.rules
-                .extend(tags.filter(|t| t.starts_with(RULE_PREFIX)).cloned());
+            self.rules.extend(tags::rules_of(feature, rule, scenario));
         }
     }
 

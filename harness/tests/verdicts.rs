@@ -435,6 +435,92 @@ fn a_starved_launch_is_made_again_where_starting_is_under_test() {
     assert_eq!(run.report["relaunched"], 1, "{}", run.stdout);
 }
 
+/// Scenarios under a Gherkin `Rule:` block, which carries the rule's tags
+/// and a background of its own after the feature's.
+const RULE_BLOCKS: &str = r#"Feature: Rule blocks
+
+  Background:
+    Given the upstream answers every request with status 200
+
+  @TC-CHECK-001
+  Rule: A value has the type its schema names
+
+    Background:
+      Given the OpenAPI document:
+        """
+        openapi: 3.0.3
+        info: {title: Pets, version: "1"}
+        paths:
+          /pets:
+            get:
+              operationId: findPets
+              parameters:
+                - {name: limit, in: query, schema: {type: integer}}
+              responses: {"200": {description: ok}}
+        """
+
+    Scenario: A string for an integer is refused
+      When the client calls "findPets" with {"limit": "MARKER-7f3a"}
+      Then the call is refused
+
+    Scenario: An integer is sent
+      When the client calls "findPets" with {"limit": 7}
+      Then the call reached the upstream
+
+  @TC-SCHEMA-008 @recommended
+  Rule: A claim no gateway can meet, to show the level is inherited
+
+    Scenario: A call that reached the upstream is said to have sent nothing
+      Given the OpenAPI document:
+        """
+        openapi: 3.0.3
+        info: {title: Pets, version: "1"}
+        paths:
+          /pets:
+            get:
+              operationId: findPets
+              responses: {"200": {description: ok}}
+        """
+      When the client calls "findPets" with {}
+      Then nothing reached the upstream
+"#;
+
+#[test]
+fn a_rule_blocks_tags_and_background_reach_its_scenarios() {
+    let features = scratch("rule-blocks").join("features");
+    std::fs::create_dir_all(&features).expect("a features folder");
+    std::fs::write(features.join("rules.feature"), RULE_BLOCKS).expect("the feature");
+    let folder = features.display().to_string();
+    let run = harness("rule-blocks", &["--features", &folder]);
+    // Both backgrounds ran: with no document, or an upstream that answers
+    // nothing, the two calls could not pass.
+    let checked = run.rule("TC-CHECK-001");
+    assert_eq!(checked["status"], "passed", "{}", run.stdout);
+    assert_eq!(checked["level"], "required", "{}", run.stdout);
+    assert_eq!(run.count("passed"), 2, "{}", run.stdout);
+    // The block's @recommended makes its failure "not met", which alone
+    // does not fail a run.
+    let claimed = run.rule("TC-SCHEMA-008");
+    assert_eq!(claimed["status"], "not_met", "{}", run.stdout);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+
+    let shown = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
+        .args(["show", "TC-CHECK-001", "--features", &folder])
+        .output()
+        .expect("the harness runs");
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert_eq!(
+        text.matches("(runs before each scenario below it)").count(),
+        2,
+        "the feature's background and the rule's, once each:\n{text}"
+    );
+    assert!(
+        text.contains("upstream answers every request with status 200"),
+        "{text}"
+    );
+    assert!(text.contains("operationId: findPets"), "{text}");
+}
+
 #[test]
 fn expected_failures_pass_the_run_and_stale_ones_fail_it() {
     let list = scratch("expected").join("known.txt");

@@ -26,13 +26,9 @@ use crate::{
     health::Health,
     kit,
     launch::{shell_quoted, Transport},
+    tags::{self, RECOMMENDED_TAG},
     world::{Diagnostics, GatewayWorld},
 };
-
-/// The tag that marks a recommended rule's scenario.
-const RECOMMENDED_TAG: &str = "recommended";
-/// Rule IDs are tags with this prefix (`@TC-NAME-007`).
-pub const RULE_PREFIX: &str = "TC-";
 
 /// How progress is shown while scenarios run.
 #[derive(Debug)]
@@ -277,6 +273,7 @@ impl<Inner> Recorder<Inner> {
     fn event(
         &mut self,
         feature: &gherkin::Feature,
+        rule: Option<&gherkin::Rule>,
         scenario: &gherkin::Scenario,
         event: &Scenario<GatewayWorld>,
     ) {
@@ -326,7 +323,7 @@ impl<Inner> Recorder<Inner> {
                 };
                 let (status, failure) =
                     open.failure.unwrap_or((Status::Passed, Failure::default()));
-                let mut report = scenario_report(&self.origin, feature, scenario, status);
+                let mut report = scenario_report(&self.origin, feature, rule, scenario, status);
                 report.seconds = open.started.elapsed().as_secs_f64();
                 let left = self.after.take(&key);
                 report.codes = left.codes;
@@ -399,16 +396,12 @@ impl<Inner> Recorder<Inner> {
 pub fn scenario_report(
     origin: &Origin,
     feature: &gherkin::Feature,
+    rule: Option<&gherkin::Rule>,
     scenario: &gherkin::Scenario,
     status: Status,
 ) -> ScenarioReport {
-    let tags = || feature.tags.iter().chain(&scenario.tags);
-    let mut rules: Vec<String> = tags()
-        .filter(|t| t.starts_with(RULE_PREFIX))
-        .cloned()
-        .collect();
-    rules.sort();
-    rules.dedup();
+    let tags = || tags::of(feature, rule, scenario);
+    let rules = tags::rules_of(feature, rule, scenario);
     let level = if tags().any(|t| t == RECOMMENDED_TAG) {
         Level::Recommended
     } else {
@@ -516,9 +509,11 @@ where
             Ok(ev) => {
                 if let Cucumber::Feature(feature, ev) = &ev.value {
                     match ev {
-                        Feature::Scenario(scenario, ev) => self.event(feature, scenario, &ev.event),
-                        Feature::Rule(_, Rule::Scenario(scenario, ev)) => {
-                            self.event(feature, scenario, &ev.event)
+                        Feature::Scenario(scenario, ev) => {
+                            self.event(feature, None, scenario, &ev.event)
+                        }
+                        Feature::Rule(rule, Rule::Scenario(scenario, ev)) => {
+                            self.event(feature, Some(rule), scenario, &ev.event)
                         }
                         _ => {}
                     }
