@@ -160,7 +160,7 @@ impl Drop for ForkServer {
 struct Variant {
     /// What it does wrong.
     what: String,
-    /// Rules of other sections and the status each must have under it
+    /// Other rules, of any section or level, and the status each must have under it
     /// (`passed`: it saw its own matter only; `not_judged`: it said it
     /// could not see it).
     #[serde(default)]
@@ -353,6 +353,16 @@ fn rules_with_status(report: &Value, level: &str, statuses: &[&str]) -> BTreeSet
         })
         .filter_map(|rule| rule["id"].as_str().map(str::to_owned))
         .collect()
+}
+
+/// The status of the rule `id`, whatever its level.
+fn status_of<'a>(report: &'a Value, id: &str) -> Option<&'a str> {
+    report["rules"]
+        .as_array()
+        .expect("the report lists rules")
+        .iter()
+        .find(|rule| rule["id"] == id)
+        .and_then(|rule| rule["status"].as_str())
 }
 
 /// Required rules that failed, or could not be judged.
@@ -626,7 +636,7 @@ fn slowest_scenario_per_section(report: &Value) -> BTreeMap<String, f64> {
 }
 
 /// Runs, under the variant `key`, the scenarios of the rules it lists in
-/// `also` (other sections): what is wrong if one of them has not the status
+/// `also` (other rules): what is wrong if one of them has not the status
 /// listed.
 fn judge_others(fork: &ForkServer, key: &str, variant: &Variant) -> Option<String> {
     if variant.also.is_empty() {
@@ -644,9 +654,7 @@ fn judge_others(fork: &ForkServer, key: &str, variant: &Variant) -> Option<Strin
     let wrong: Vec<String> = variant
         .also
         .iter()
-        .filter(|(id, status)| {
-            !rules_with_status(&run.report, "required", &[status.as_str()]).contains(*id)
-        })
+        .filter(|(id, status)| status_of(&run.report, id) != Some(status.as_str()))
         .map(|(id, status)| format!("{id} should be {status}"))
         .collect();
     if wrong.is_empty() {
@@ -654,7 +662,7 @@ fn judge_others(fork: &ForkServer, key: &str, variant: &Variant) -> Option<Strin
     }
     let shown: BTreeSet<String> = variant.also.keys().cloned().collect();
     Some(format!(
-        "variant {key} ({}), other sections: {}\n{}",
+        "variant {key} ({}), other rules: {}\n{}",
         variant.what,
         wrong.join(", "),
         failure_lines(&run.report, &shown)

@@ -5,7 +5,7 @@ real implementer plausibly would. Each break is one `if broken(...)` in the
 module where its rule lives. A second variant of the same rule is keyed
 `<rule ID>+<what>`. `python -m hosted_mcp_example --list-breaks` prints the
 variants as JSON for the test that runs every variant: what each does wrong,
-and the verdicts it must leave on rules of other sections (`ALSO`).
+and the verdicts it must leave on other rules (`ALSO`).
 """
 
 import os
@@ -35,6 +35,7 @@ BREAKS: dict[str, str] = {
     "TC-ARG-006": "denied header names are compared case-sensitively",
     "TC-SCHEMA-001": "the input schema has no additionalProperties: false at the top",
     "TC-SCHEMA-002": "referenced schemas are carried under definitions (draft-07), not $defs",
+    "TC-SCHEMA-002+dangling": "the tool list leaves $defs out, so each $ref names nothing",
     "TC-SCHEMA-003": "nullable is left out of enums: null is in the type but not the enum",
     "TC-SCHEMA-004": "OpenAPI 3.0 boolean exclusiveMinimum/exclusiveMaximum are copied as they are",
     "TC-SCHEMA-004+maximum": "maximum is left out of every schema",
@@ -71,12 +72,16 @@ STDIO_BREAKS: dict[str, str] = {
     "TC-PROTO-001": "a banner line goes to stdout before the first message",
 }
 
-#: Variant -> {rule ID: the status it must have}, for rules outside the
-#: variant's section whose scenarios rely on what the variant breaks: they
-#: must see their own matter only ("passed"), or say they cannot
-#: ("not_judged").
+#: Variant -> {rule ID: the status it must have}, for other rules (in any
+#: section) whose scenarios rely on what the variant breaks: they must see
+#: their own matter only ("passed"), or say they cannot ("not_judged").
 ALSO: dict[str, dict[str, str]] = {
     "TC-NAME-003": {"TC-NAME-004": "not_judged"},
+    "TC-SCHEMA-002+dangling": {
+        "TC-SCHEMA-003": "not_judged",
+        "TC-SCHEMA-007": "not_judged",
+        "TC-SCHEMA-008": "not_judged",
+    },
     "TC-SCHEMA-004+maximum": {"TC-LOAD-005": "passed"},
     "TC-SEND-003": {"TC-ANS-007": "not_judged", "TC-MASK-003": "not_judged"},
 }

@@ -147,7 +147,7 @@ def _mcp_tool(tool: Tool) -> types.Tool:
         name=tool.name,
         title=tool.title,
         description=tool.description,
-        input_schema=tool.input_schema,
+        input_schema=tool.published_schema(),
         annotations=types.ToolAnnotations(
             read_only_hint=tool.annotations["readOnlyHint"],
             destructive_hint=tool.annotations["destructiveHint"],
