@@ -219,6 +219,41 @@ Feature: Masking the credential
       | escaped password    | pa\\/ss+w=rd@1         |
 
   @TC-MASK-006 @recommended
+  Scenario Outline: A basic password is masked however it is escaped: <form>
+    A JSON encoder always doubles a backslash, and one that keeps to ASCII
+    writes every other character as a \u escape, beyond the first plane as
+    a surrogate pair, in either hex case. The percent-encoded echo ends the
+    body on an encoded byte.
+    Given the stored credential is '<credential>'
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          login: {type: http, scheme: basic}
+      security: [{login: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "echo: <echo>"
+    When the client calls "whoami" with {}
+    Then the result does not contain "<echo>"
+    And where the result shows "echo: ", it reads "echo: [credential]"
+
+    Examples:
+      | form                                 | credential     | echo                     |
+      | a backslash doubled                  | ada:pa\\wo/rd@ | pa\\\\wo/rd@             |
+      | a backslash doubled, a slash escaped | ada:pa\\wo/rd@ | pa\\\\wo\\/rd@           |
+      | percent-encoded to its last byte     | ada:pa\\wo/rd@ | pa%5Cwo%2Frd%40          |
+      | a letter beyond ASCII, escaped       | ada:käse-brot  | k\\u00e4se-brot          |
+      | beyond the first plane, as a pair    | ada:kä😀se      | k\\u00e4\\ud83d\\ude00se |
+      | the pair in upper-case hex           | ada:kä😀se      | k\\u00E4\\uD83D\\uDE00se |
+
+  @TC-MASK-006 @recommended
   Scenario: A basic credential without a colon is masked in the base64 form it is sent in
     Given the stored credential is 'sk_live_42/Qx+9'
     And the OpenAPI document:
