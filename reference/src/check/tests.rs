@@ -696,3 +696,32 @@ fn items_after_prefix_items_are_checked_from_their_index() {
 fn other_item_and_member_keywords_refuse_nothing(#[case] property: Value, #[case] value: Value) {
     assert!(accepts(property, value));
 }
+
+/// The walk keeps a set of visits only where a `$ref` has children's
+/// keywords beside it: there a value can reach one node by several paths
+/// (fuzzing found checks growing exponentially with nesting), and
+/// everywhere else a valid call allocates nothing.
+#[rstest]
+#[case::items_beside_a_ref(json!({"$ref": "#/$defs/List", "items": {"type": "string"}}), true)]
+#[case::properties_beside_a_ref(json!({"$ref": "#/$defs/Map", "properties": {"a": {}}}), true)]
+#[case::additional_schema_beside_a_ref(
+    json!({"$ref": "#/$defs/Map", "additionalProperties": {"type": "string"}}),
+    true
+)]
+#[case::a_bound_beside_a_ref(json!({"$ref": "#/$defs/List", "maxItems": 3}), false)]
+#[case::a_plain_reference(json!({"$ref": "#/$defs/List"}), false)]
+#[case::children_without_a_ref(
+    json!({"type": "object", "properties": {"a": {"type": "array", "items": {}}}}),
+    false
+)]
+fn visits_are_remembered_only_where_paths_can_converge(
+    #[case] property: Value,
+    #[case] converging: bool,
+) {
+    let validator = Validator::compile(&schema(json!({
+        "type": "object",
+        "properties": {"x": property},
+        "$defs": {"List": {"type": "array"}, "Map": {"type": "object"}}
+    })));
+    assert_eq!(validator.converging, converging);
+}
