@@ -6,7 +6,8 @@ Feature: Masking the credential
 
   Whether a body, a Location or an error comes back at all is the answer and
   delivery rules' matter: these scenarios judge what is shown, where it is
-  shown ("where the result shows ..., it reads ...").
+  shown ("where the result shows ..., it reads ..."), and that nothing but
+  the credential is masked ("... shows [credential] at most once").
 
   The harness stores a distinctive credential for each gateway; `{{credential}}`
   in a stub stands for it, `{{credential_json}}` and `{{credential_percent}}`
@@ -180,6 +181,7 @@ Feature: Masking the credential
     When the client calls "whoami" with {}
     Then the result does not contain "<echo>"
     And where the result shows "echo: ", it reads "echo: [credential]"
+    And the result shows [credential] at most once
 
     Examples:
       | form                                | echo                         |
@@ -211,6 +213,7 @@ Feature: Masking the credential
     When the client calls "whoami" with {}
     Then the result does not contain "<echo>"
     And where the result shows "echo: ", it reads "echo: [credential]"
+    And the result shows [credential] at most once
 
     Examples:
       | form                | echo                    |
@@ -243,6 +246,7 @@ Feature: Masking the credential
     When the client calls "whoami" with {}
     Then the result does not contain "<echo>"
     And where the result shows "echo: ", it reads "echo: [credential]"
+    And the result shows [credential] at most once
 
     Examples:
       | form                                 | credential     | echo                     |
@@ -273,6 +277,7 @@ Feature: Masking the credential
     And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "sent: c2tfbGl2ZV80Mi9ReCs5Og=="
     When the client calls "whoami" with {}
     Then where the result shows "sent: ", it reads "sent: [credential]"
+    And the result shows [credential] at most once
 
   @TC-MASK-006 @recommended
   Scenario: Every form in one body is masked, whatever order they come in

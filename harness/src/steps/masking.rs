@@ -58,6 +58,31 @@ async fn where_shown_reads(world: &mut GatewayWorld, part: String, expected: Str
     Ok(())
 }
 
+/// Masking replaces the credential and nothing else: a gateway that finds
+/// the credential where there is none (a form of it that is empty matches
+/// everywhere) shows `[credential]` more often than the upstream echoed it,
+/// and the text around the echo is lost with it. A result that shows no
+/// text at all is the answer rules' matter, and passes here.
+#[then(regex = r"^the result shows \[credential\] at most (once|\d+ times)$")]
+async fn masked_at_most(world: &mut GatewayWorld, most: String) -> StepResult {
+    let most: usize = match most.as_str() {
+        "once" => 1,
+        times => times
+            .trim_end_matches(" times")
+            .parse()
+            .map_err(anyhow::Error::from)?,
+    };
+    let (_, text) = result(world)?;
+    let shown = text.matches("[credential]").count();
+    if shown > most {
+        fail!(
+            "the result shows [credential] {shown} times, where the upstream echoed the credential at most {most}:\n{}",
+            clip(text)
+        );
+    }
+    Ok(())
+}
+
 /// No run of `length` characters taken from the credential appears: not
 /// even a piece of it is left.
 #[then(expr = "the result shows no piece of the credential {int} characters long")]
