@@ -114,6 +114,31 @@ Feature: The answer
       """
 
   @TC-ANS-002
+  Scenario: Pretty-printing keeps every string whole, escapes and all
+    Strings that hold what JSON's structure is made of (spaces, commas,
+    colons, brackets) and escaped quotes and backslashes come back the same
+    strings, in a body written on one line.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Notes, version: "1"}
+      paths:
+        /notes:
+          get:
+            operationId: listNotes
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/notes" with status 200 and the "application/json" body:
+      """
+      {"note":"a, b: [c] {d} \"quoted\" back\\slash","empty":{},"none":[],"nested":[{"k":"v w"}]}
+      """
+    When the client calls "listNotes" with {}
+    Then the call succeeds with the JSON, pretty-printed:
+      """
+      {"note":"a, b: [c] {d} \"quoted\" back\\slash","empty":{},"none":[],"nested":[{"k":"v w"}]}
+      """
+
+  @TC-ANS-002
   Scenario: A JSON body that does not parse comes back as it is
     Given the OpenAPI document:
       """
