@@ -302,6 +302,42 @@ Feature: Arguments are checked first
       | "five" |
       | true   |
 
+  @TC-CHECK-003
+  Scenario Outline: A member no pattern can name is still additional: <pattern>
+    TC-CHECK-016 admits what a patternProperties pattern names; every
+    other member stays additional. Each pattern reads the same in every
+    regular-expression dialect, and none can match "colour".
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /things:
+          get:
+            operationId: findThings
+            parameters:
+              - name: filter
+                in: query
+                schema:
+                  type: object
+                  properties: {name: {type: string}}
+                  patternProperties: {'<pattern>': {type: string}}
+                  additionalProperties: false
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "findThings" with {"filter": {"name": "Rex", "colour": "MARKER-7f3a"}}
+    Then the call is refused at "/filter/colour"
+    And the result does not name "/filter/name"
+
+    Examples:
+      | pattern            |
+      | ^x-                |
+      | -id$               |
+      | ^x-[a-z]+$         |
+      | ^x-[^\|]+$         |
+      | ^x-(trace\|span)$  |
+      | ^x\\[              |
+
   @TC-CHECK-004
   Scenario Outline: Nested properties and array items are checked: <case>
     Given the OpenAPI document:
@@ -1387,6 +1423,35 @@ Feature: Arguments are checked first
     Examples:
       | case                      | value                                    | outcome                        |
       | a member a pattern names  | {"name": "Rex", "x-trace": "abc"}        | reached the upstream           |
+
+  @TC-CHECK-016
+  Scenario Outline: A member that any branch of a pattern names is not additional: <pattern>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Checks, version: "1"}
+      paths:
+        /things:
+          get:
+            operationId: findThings
+            parameters:
+              - name: filter
+                in: query
+                schema:
+                  type: object
+                  properties: {name: {type: string}}
+                  patternProperties: {'<pattern>': {type: string}}
+                  additionalProperties: false
+            responses: {"200": {description: ok}}
+      """
+    When the client calls "findThings" with {"filter": {"name": "Rex", "y-trace": "abc"}}
+    Then the call reached the upstream
+
+    Examples:
+      | pattern          |
+      | ^x-\|^y-         |
+      | ^x-(a\|b)\|^y-   |
+      | ^x-[a-z]\|^y-    |
 
   @TC-CHECK-016
   Scenario Outline: items after prefixItems concern only the later items: <items>
