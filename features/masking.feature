@@ -258,6 +258,39 @@ Feature: Masking the credential
       | the pair in upper-case hex           | ada:kä😀se      | k\\u00E4\\uD83D\\uDE00se |
 
   @TC-MASK-006 @recommended
+  Scenario Outline: A basic password with a control character is masked in its JSON escape: <escape>
+    A JSON encoder writes a tab, a newline, a carriage return, a backspace
+    and a form feed as two-character escapes.
+    Given the stored credential is the JSON string <credential>
+    And the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          login: {type: http, scheme: basic}
+      security: [{login: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 200 and the "text/plain" body "echo: <echo>"
+    When the client calls "whoami" with {}
+    Then the result does not contain "<echo>"
+    And where the result shows "echo: ", it reads "echo: [credential]"
+    And the result shows [credential] at most once
+
+    Examples:
+      | escape | credential          | echo          |
+      | \\t    | "ada:tab\\tpass"    | tab\\tpass    |
+      | \\n    | "ada:line\\npass"   | line\\npass   |
+      | \\r    | "ada:cr\\rpass"     | cr\\rpass     |
+      | \\b    | "ada:back\\bspace"  | back\\bspace  |
+      | \\f    | "ada:feed\\fpass"   | feed\\fpass   |
+
+  @TC-MASK-006 @recommended
   Scenario: A basic credential without a colon is masked in the base64 form it is sent in
     Given the stored credential is 'sk_live_42/Qx+9'
     And the OpenAPI document:

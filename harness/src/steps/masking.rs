@@ -14,6 +14,16 @@ async fn stored_credential(world: &mut GatewayWorld, credential: String) -> Step
     Ok(())
 }
 
+/// For a credential holding characters a feature file cannot show, such as
+/// a tab: written as a JSON string, escapes and all.
+#[given(regex = r#"^the stored credential is the JSON string (".*")$"#)]
+async fn stored_credential_as_json(world: &mut GatewayWorld, written: String) -> StepResult {
+    let credential: String = serde_json::from_str(&written)
+        .map_err(|error| anyhow::anyhow!("{written} is not a JSON string: {error}"))?;
+    world.set_credential(&credential)?;
+    Ok(())
+}
+
 /// Neither the credential nor a percent-encoding of it (any hex case, any
 /// characters left plain) appears: a gateway that names a URL in its own
 /// error writes the credential as it encoded it in the query.
