@@ -691,6 +691,8 @@ Feature: Arguments are checked first
       | date-time | 2024-01-01T00:00:00-23:59            | reached the upstream |
       | date      | 2024-02-29                           | reached the upstream |
       | email     | ada@example.com                      | reached the upstream |
+      | email     | \\"ada lovelace\\"@example.com       | reached the upstream |
+      | email     | \\"ada@home\\"@example.com           | reached the upstream |
       | uuid      | 4f1c2d9e-8b7a-4c3d-9e2f-1a2b3c4d5e6f | reached the upstream |
 
     Examples: values that look close but break it
@@ -719,6 +721,7 @@ Feature: Arguments are checked first
       | email     | ada@.example.com                    | is refused |
       | email     | ada@example.com.                    | is refused |
       | email     | ada lovelace@example.com            | is refused |
+      | email     | ada \\"lovelace\\"@example.com      | is refused |
       | email     | ada.example.com                     | is refused |
       | uuid      | MARKER-7f3a                         | is refused |
       | uuid      | 4f1c2d9e-8b7a-4c3d-9e2f-1a2b3c4d5e6 | is refused |

@@ -208,6 +208,8 @@ _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _TIME = re.compile(r"([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[+-]([0-9]{2}):([0-9]{2}))")
 _UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
 _LOCAL = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+")
+# RFC 5321's Quoted-string: printable ASCII but `"` and `\`, or either after `\`.
+_QUOTED_LOCAL = re.compile(r'"(?:[ !#-\[\]-~]|\\[ -~])*"')
 _LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?")
 
 
@@ -239,7 +241,10 @@ def _is_date_time(text: str) -> bool:
 
 def _is_email(text: str) -> bool:
     local, at, domain = text.rpartition("@")
-    if not at or not _LOCAL.fullmatch(local) or local.startswith(".") or local.endswith(".") or ".." in local:
+    if not at:
+        return False
+    dot_atom = _LOCAL.fullmatch(local) and not (local.startswith(".") or local.endswith(".") or ".." in local)
+    if not dot_atom and not _QUOTED_LOCAL.fullmatch(local):
         return False
     labels = domain.split(".")
     return len(labels) >= 2 and all(_LABEL.fullmatch(label) for label in labels)
