@@ -139,6 +139,34 @@ Feature: The answer
       """
 
   @TC-ANS-002
+  Scenario: A body already spaced out comes back the same value
+    Spaces, tabs and line breaks inside brackets, even empty ones, are
+    layout: re-indenting them leaves the value as it was.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Notes, version: "1"}
+      paths:
+        /notes:
+          get:
+            operationId: listNotes
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/notes" with status 200 and the "application/json" body:
+      """
+      {
+      	"items" : [ ],
+        "meta": {  },
+        "pages": [ 1 , [ ] , { "next" : null } ]
+      }
+      """
+    When the client calls "listNotes" with {}
+    Then the call succeeds with the JSON, pretty-printed:
+      """
+      {"items": [], "meta": {}, "pages": [1, [], {"next": null}]}
+      """
+
+  @TC-ANS-002
   Scenario: A JSON body that does not parse comes back as it is
     Given the OpenAPI document:
       """
