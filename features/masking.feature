@@ -160,6 +160,28 @@ Feature: Masking the credential
     When the client calls "dump" with {}
     Then the result shows no piece of the credential 6 characters long
 
+  @TC-MASK-005 @recommended
+  Scenario: No piece of the credential's escaped form is left at the 1 MB cut
+    Written as JSON escapes, the credential is six times as long as it is
+    plain, and its first half falls before the cut.
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: {type: apiKey, in: header, name: X-Api-Key}
+      security: [{key: []}]
+      paths:
+        /dump:
+          get:
+            operationId: dump
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/dump" with status 200 and a "text/plain" body that puts the credential across the 1 MB cut, each character JSON-escaped
+    When the client calls "dump" with {}
+    Then the result shows no piece of the credential 6 characters long
+
   @TC-MASK-006 @recommended
   Scenario Outline: The credential's <form> form is masked too
     Given the stored credential is 'sk/live+Q7"z=9k'

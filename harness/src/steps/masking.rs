@@ -93,11 +93,12 @@ async fn masked_at_most(world: &mut GatewayWorld, most: String) -> StepResult {
     Ok(())
 }
 
-/// No run of `length` characters taken from the credential appears: not
-/// even a piece of it is left.
+/// No run of `length` characters taken from the credential appears, as
+/// written or behind JSON `\u` escapes: not even a piece of it is left.
 #[then(expr = "the result shows no piece of the credential {int} characters long")]
 async fn no_piece_shown(world: &mut GatewayWorld, length: usize) -> StepResult {
     let (_, text) = result(world)?;
+    let unescaped = unicode_unescaped(text);
     let credential: Vec<char> = world.credential().chars().collect();
     for piece in credential.windows(length.max(1)) {
         let piece: String = piece.iter().collect();
@@ -107,13 +108,55 @@ async fn no_piece_shown(world: &mut GatewayWorld, length: usize) -> StepResult {
                 clip_from(text, at, 200)
             );
         }
+        if let Some(at) = unescaped.find(&piece) {
+            fail!(
+                "the result shows {piece:?}, a piece of the credential, JSON-escaped; unescaped, it reads:\n{}",
+                clip_from(&unescaped, at, 200)
+            );
+        }
     }
     Ok(())
 }
 
+/// `text` with every `\uXXXX` escape turned back into its character (a
+/// surrogate pair into one, a lone surrogate into U+FFFD); the rest is kept.
+fn unicode_unescaped(text: &str) -> String {
+    let mut unescaped = String::with_capacity(text.len());
+    let mut units: Vec<u16> = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let unit = rest
+            .strip_prefix("\\u")
+            .and_then(|digits| digits.get(..4))
+            .filter(|digits| digits.bytes().all(|digit| digit.is_ascii_hexdigit()))
+            .and_then(|digits| u16::from_str_radix(digits, 16).ok());
+        if let Some(unit) = unit {
+            units.push(unit);
+            rest = &rest[6..];
+            continue;
+        }
+        unescaped.push_str(&String::from_utf16_lossy(&units));
+        units.clear();
+        let next = rest.chars().next().map_or(1, char::len_utf8);
+        unescaped.push_str(&rest[..next]);
+        rest = &rest[next..];
+    }
+    unescaped.push_str(&String::from_utf16_lossy(&units));
+    unescaped
+}
+
 #[cfg(test)]
 mod tests {
-    use super::percent_decoded;
+    use super::{percent_decoded, unicode_unescaped};
+
+    #[test]
+    fn unicode_escapes_are_read_back_pairs_and_all() {
+        assert_eq!(
+            unicode_unescaped(r"a\u0073\u006B-\ud83d\ude00 \u12 \uzzzz\n"),
+            "ask-😀 \\u12 \\uzzzz\\n"
+        );
+        assert_eq!(unicode_unescaped(r"\ud83d!"), "\u{fffd}!");
+    }
 
     #[test]
     fn decodes_every_escape_and_keeps_the_rest() {

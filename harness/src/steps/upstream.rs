@@ -336,15 +336,53 @@ async fn credential_across_cut(
 ) -> StepResult {
     let credential = world.credential().to_owned();
     let (first, _) = halves(&credential);
-    let mut body = "x".repeat(BODY_LIMIT - first.len());
-    body.push_str(&credential);
-    body.push_str(" and more after it");
-    Mock::given(method(verb.as_str()))
-        .and(path(route))
-        .respond_with(ResponseTemplate::new(status).set_body_raw(body, &content_type))
-        .mount(world.upstream().stubs())
-        .await;
+    let body = across_cut(&credential, first.len());
+    stub(
+        world,
+        &verb,
+        &route,
+        ResponseTemplate::new(status).set_body_raw(body, &content_type),
+    )
+    .await;
     Ok(())
+}
+
+/// The same, in the widest writing a JSON encoder uses: a gateway that reads
+/// past the cut only as far as the credential's plain length never sees this
+/// one whole, and leaves its first half escaped at the cut.
+#[given(
+    expr = "the upstream answers {word} {string} with status {int} and a {string} body that puts the credential across the 1 MB cut, each character JSON-escaped"
+)]
+async fn escaped_credential_across_cut(
+    world: &mut GatewayWorld,
+    verb: String,
+    route: String,
+    status: u16,
+    content_type: String,
+) -> StepResult {
+    let escapes: Vec<String> = world
+        .credential()
+        .encode_utf16()
+        .map(|unit| format!("\\u{unit:04x}"))
+        .collect();
+    let before: usize = escapes[..escapes.len() / 2].iter().map(String::len).sum();
+    let body = across_cut(&escapes.concat(), before);
+    stub(
+        world,
+        &verb,
+        &route,
+        ResponseTemplate::new(status).set_body_raw(body, &content_type),
+    )
+    .await;
+    Ok(())
+}
+
+/// A body whose 1 MB cut falls `before` bytes into `written`.
+fn across_cut(written: &str, before: usize) -> String {
+    let mut body = "x".repeat(BODY_LIMIT - before);
+    body.push_str(written);
+    body.push_str(" and more after it");
+    body
 }
 
 /// A fallback: stubs of particular requests, mounted before or after, win.
