@@ -9,7 +9,6 @@ import base64
 import json
 import re
 from typing import Any
-from urllib.parse import quote
 
 from .breaks import broken
 from .deliver import BODY_LIMIT, Answer
@@ -27,47 +26,71 @@ _TEXT_TYPES = re.compile(
 
 
 class Masker:
-    """Replaces the credential, and the forms an API may echo it in, by `[credential]`."""
+    """Replaces the credential, and the writings an API may echo it in, by `[credential]`.
+
+    Each character is matched in any writing a JSON encoder or a URL encoder
+    may give it (plain, a two-character or `\\u` escape, percent-encoded,
+    hex digits in either case), so an echo that mixes writings is masked too.
+    """
 
     def __init__(self, credential: str, where: Placement) -> None:
-        forms = {credential}
-        # Percent-encoded: as `quote` writes it, and with every byte but
-        # letters and digits encoded; hex digits in either case.
-        for encoded in (quote(credential, safe=""), "".join(_every_byte(b) for b in credential.encode("utf-8"))):
-            forms.update({encoded, _percent_lower(encoded)})
-        for ascii_only in (False, True):
-            escaped = json.dumps(credential, ensure_ascii=ascii_only)[1:-1]
-            forms.update({escaped, escaped.replace("/", "\\/")})
+        secrets = {credential}
         if where.kind == "basic":
-            forms.add(base64.b64encode(basic_pair(credential).encode("utf-8")).decode("ascii"))
+            secrets.add(base64.b64encode(basic_pair(credential).encode("utf-8")).decode("ascii"))
             password = credential.partition(":")[2]
             if len(password) >= 4:
-                forms.add(password)
-        forms.discard("")
-        # Longest first, so a form that begins with another is masked whole.
-        alternatives = sorted(forms, key=len, reverse=True)
-        self._forms = alternatives
-        self._pattern = re.compile("|".join(re.escape(f) for f in alternatives)) if alternatives else None
+                secrets.add(password)
+        secrets.discard("")
+        # Longest first, so a secret that begins with another is masked whole.
+        self._secrets = sorted(secrets, key=len, reverse=True)
+        alternatives = "|".join(_written(secret) for secret in self._secrets)
+        self._pattern = re.compile(alternatives) if self._secrets else None
+        #: How many characters one echo can take at most: twelve a character.
+        self._widest = 12 * max((len(secret) for secret in self._secrets), default=0)
 
     def __call__(self, text: str) -> str:
         return self._pattern.sub(MASK, text) if self._pattern else text
 
     def drop_partial(self, text: str) -> str:
-        """`text` without a start of the credential (or a form of it) at its
+        """`text` without a start of the credential (in any writing) at its
         end: a body cut at 1 MB must not leave half a credential behind."""
-        for form in self._forms:
-            for size in range(len(form) - 1, 0, -1):
-                if text.endswith(form[:size]):
-                    return text[:-size]
+        start = max(0, len(text) - self._widest)
+        tail = text[start:]
+        for secret in self._secrets:
+            for size in range(len(secret) - 1, 0, -1):
+                found = re.search(f"(?:{_written(secret[:size])}){_HALF_ESCAPE}\\Z", tail)
+                if found:
+                    return text[: start + found.start()]
         return text
 
 
-def _every_byte(byte: int) -> str:
-    return chr(byte) if chr(byte).isascii() and chr(byte).isalnum() else f"%{byte:02X}"
+#: The start of an escape the cut may split: `\\`, `\\u00`, `%`, `%2`.
+_HALF_ESCAPE = r"(?:\\(?:u[0-9a-fA-F]{0,3})?|%[0-9a-fA-F]?)?"
+
+_SHORT_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t"}
 
 
-def _percent_lower(encoded: str) -> str:
-    return re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), encoded)
+def _written(secret: str) -> str:
+    """A pattern for `secret` with each character in any of its writings."""
+    return "".join(_character(c) for c in secret)
+
+
+def _character(c: str) -> str:
+    # Widest first: `%25` is a whole `%`, not a `%` before `25`.
+    code = ord(c)
+    units = [code] if code < 0x10000 else [0xD800 + ((code - 0x10000) >> 10), 0xDC00 + ((code - 0x10000) & 0x3FF)]
+    writings = [
+        "".join(r"\\u" + _either_case(f"{unit:04x}") for unit in units),
+        "".join("%" + _either_case(f"{byte:02x}") for byte in c.encode("utf-8")),
+    ]
+    if c in _SHORT_ESCAPES:
+        writings.append(re.escape("\\" + _SHORT_ESCAPES[c]))
+    writings.append(re.escape(c))
+    return "(?:" + "|".join(writings) + ")"
+
+
+def _either_case(hex_digits: str) -> str:
+    return "".join(f"[{d}{d.upper()}]" if d.isalpha() else d for d in hex_digits)
 
 
 def render(answer: Answer, mask: Masker) -> tuple[bool, str]:
