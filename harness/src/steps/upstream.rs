@@ -323,9 +323,12 @@ async fn splits_credential(
 }
 
 /// `x`s up to the 1 MB cut minus half the credential, then the credential,
-/// so that the cut falls in its middle.
+/// so that the cut falls in its middle. Escaped, it is in the widest writing
+/// a JSON encoder uses: a gateway that reads past the cut only as far as the
+/// credential's plain length never sees it whole, and leaves its first half
+/// escaped at the cut.
 #[given(
-    expr = "the upstream answers {word} {string} with status {int} and a {string} body that puts the credential across the 1 MB cut"
+    regex = r#"^the upstream answers (\S+) "([^"]*)" with status (\d+) and a "([^"]*)" body that puts the credential across the 1 MB cut(|, each character JSON-escaped)$"#
 )]
 async fn credential_across_cut(
     world: &mut GatewayWorld,
@@ -333,40 +336,19 @@ async fn credential_across_cut(
     route: String,
     status: u16,
     content_type: String,
+    escaped: String,
 ) -> StepResult {
-    let credential = world.credential().to_owned();
-    let (first, _) = halves(&credential);
-    let body = across_cut(&credential, first.len());
-    stub(
-        world,
-        &verb,
-        &route,
-        ResponseTemplate::new(status).set_body_raw(body, &content_type),
-    )
-    .await;
-    Ok(())
-}
-
-/// The same, in the widest writing a JSON encoder uses: a gateway that reads
-/// past the cut only as far as the credential's plain length never sees this
-/// one whole, and leaves its first half escaped at the cut.
-#[given(
-    expr = "the upstream answers {word} {string} with status {int} and a {string} body that puts the credential across the 1 MB cut, each character JSON-escaped"
-)]
-async fn escaped_credential_across_cut(
-    world: &mut GatewayWorld,
-    verb: String,
-    route: String,
-    status: u16,
-    content_type: String,
-) -> StepResult {
-    let escapes: Vec<String> = world
-        .credential()
-        .encode_utf16()
-        .map(|unit| format!("\\u{unit:04x}"))
-        .collect();
-    let before: usize = escapes[..escapes.len() / 2].iter().map(String::len).sum();
-    let body = across_cut(&escapes.concat(), before);
+    let characters: Vec<String> = if escaped.is_empty() {
+        world.credential().chars().map(String::from).collect()
+    } else {
+        let units = world.credential().encode_utf16();
+        units.map(|unit| format!("\\u{unit:04x}")).collect()
+    };
+    let before = characters[..characters.len() / 2]
+        .iter()
+        .map(String::len)
+        .sum();
+    let body = across_cut(&characters.concat(), before);
     stub(
         world,
         &verb,
