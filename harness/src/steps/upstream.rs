@@ -344,11 +344,13 @@ async fn credential_across_cut(
         let units = world.credential().encode_utf16();
         units.map(|unit| format!("\\u{unit:04x}")).collect()
     };
-    let before = characters[..characters.len() / 2]
+    let before: usize = characters[..characters.len() / 2]
         .iter()
         .map(String::len)
         .sum();
-    let body = across_cut(&characters.concat(), before);
+    let mut body = "x".repeat(BODY_LIMIT - before);
+    body.push_str(&characters.concat());
+    body.push_str(" and more after it");
     stub(
         world,
         &verb,
@@ -357,14 +359,6 @@ async fn credential_across_cut(
     )
     .await;
     Ok(())
-}
-
-/// A body whose 1 MB cut falls `before` bytes into `written`.
-fn across_cut(written: &str, before: usize) -> String {
-    let mut body = "x".repeat(BODY_LIMIT - before);
-    body.push_str(written);
-    body.push_str(" and more after it");
-    body
 }
 
 /// A fallback: stubs of particular requests, mounted before or after, win.
