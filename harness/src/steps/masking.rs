@@ -120,19 +120,24 @@ async fn no_piece_shown(world: &mut GatewayWorld, length: usize) -> StepResult {
 
 /// `text` with every `\uXXXX` escape turned back into its character (a
 /// surrogate pair into one, a lone surrogate into U+FFFD); the rest is kept.
+/// An escape behind several backslashes counts too: a gateway that hands
+/// the body back as a JSON string doubles each one, and the credential is
+/// no less there.
 fn unicode_unescaped(text: &str) -> String {
     let mut unescaped = String::with_capacity(text.len());
     let mut units: Vec<u16> = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
-        let unit = rest
-            .strip_prefix("\\u")
+        let backslashes = rest.len() - rest.trim_start_matches('\\').len();
+        let unit = (backslashes > 0)
+            .then(|| rest[backslashes..].strip_prefix('u'))
+            .flatten()
             .and_then(|digits| digits.get(..4))
             .filter(|digits| digits.bytes().all(|digit| digit.is_ascii_hexdigit()))
             .and_then(|digits| u16::from_str_radix(digits, 16).ok());
         if let Some(unit) = unit {
             units.push(unit);
-            rest = &rest[6..];
+            rest = &rest[backslashes + 5..];
             continue;
         }
         unescaped.push_str(&String::from_utf16_lossy(&units));
@@ -156,6 +161,7 @@ mod tests {
             "ask-😀 \\u12 \\uzzzz\\n"
         );
         assert_eq!(unicode_unescaped(r"\ud83d!"), "\u{fffd}!");
+        assert_eq!(unicode_unescaped(r#""\\u0073\\u006b \\x""#), r#""sk \\x""#);
     }
 
     #[test]
