@@ -4,18 +4,35 @@
 //!
 //! A gateway that breaks only a naming rule (TC-NAME-*) must fail only that
 //! rule. Scenarios of other rules name their tool as the rules would; when
-//! the gateway lists no tool of that name, [`find`] looks for the tool of
-//! the same operation by what the tool is, never by a guess: one whose name
-//! is the same once case and separators are set aside (`list-pets`), else
-//! one whose name is an abbreviation of it or it of the name (`lst-pets`),
-//! else the one tool whose description, title or annotations state the
-//! operation's method and path (`GET /pets`), else the one tool whose
-//! arguments are exactly the operation's parameters, when no other operation
-//! of the document has the same ones. Each step must single out one tool;
-//! where none does, the tool is not found. Its place in the list is no
-//! evidence: it holds only while the gateway orders tools as TC-PROTO-006
-//! says, and a gateway that orders them otherwise would be judged on
-//! another operation's tool.
+//! the gateway lists no tool of that name, [`find`] pairs the document's
+//! operations with the listed tools by evidence of what each tool is, never
+//! by a guess, strongest evidence first:
+//!
+//! 1. the rules' name, once case and separators are set aside (`list-pets`
+//!    for `listPets`);
+//! 2. another name the field gives the operation: its operationId or
+//!    extension name in any case and separator (`list_pets`), its method and
+//!    path (`post_things`, `GET_things`, `getShopsShopIdItems`,
+//!    `get_shops_by_shopid_items`), its summary;
+//! 3. the method and path without its parameters (`get_shops_items`),
+//!    which `GET /report` and `GET /report/{id}` share;
+//! 4. one of those names with a prefix or suffix (`Pets--getPet`,
+//!    `api_get_pet_v1`: whole words added), or shortened from its end;
+//! 5. the method and path stated in the tool's description, title or
+//!    annotations (`GET /pets`);
+//! 6. an abbreviation (`lst-pets`, `get_report_1`);
+//! 7. the tool's arguments: exactly the operation's parameters;
+//! 8. elimination: the one tool left for the one operation left, when the
+//!    gateway lists as many tools as the document has operations.
+//!
+//! A pair is made only when, at that strength or a stronger one, the tool
+//! points at that operation alone and the operation at that tool alone;
+//! each pair made takes both out of the running, and the search starts
+//! again from the strongest evidence. Where nothing singles a tool out, it
+//! is not found, and the tools still in the running are its candidates. A
+//! tool's place in the list is no evidence: it holds only while the gateway
+//! orders tools as TC-PROTO-006 says, and a gateway that orders them
+//! otherwise would be judged on another operation's tool.
 
 use std::collections::BTreeSet;
 
@@ -25,6 +42,14 @@ use serde_json::Value;
 const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
 ];
+
+/// Names shorter than this (folded) are too common to count as a prefix,
+/// suffix or abbreviation of anything.
+const SHORTEST_PART: usize = 3;
+
+/// A name cut from its end must keep at least this much (folded): gateways
+/// shorten long names to fit a limit, never to a few letters.
+const SHORTEST_CUT: usize = 8;
 
 /// An operation that becomes a tool, as the rules see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +62,11 @@ pub struct Operation {
     pub named_by: &'static str,
     /// Its parameters' names, and `body` when it takes a request body.
     pub arguments: BTreeSet<String>,
+    /// The other names the field gives its tool, folded (see [`fold`]).
+    aliases: BTreeSet<String>,
+    /// Its method and path with the path parameters left out, folded
+    /// (`getshopsitems` for `GET /shops/{shopId}/items`).
+    without_parameters: String,
 }
 
 /// Each operation that becomes a tool, in list order. Empty when the
@@ -69,6 +99,8 @@ pub fn operations(document: &str) -> Vec<Operation> {
                 path: path.clone(),
                 named_by,
                 arguments: arguments(item, operation),
+                aliases: aliases(operation, method, path),
+                without_parameters: spelled(method, path, |_| String::new()),
             });
         }
     }
@@ -99,15 +131,7 @@ fn arguments(item: &Value, operation: &Value) -> BTreeSet<String> {
 /// `x-agentify`, else `x-mcp` (a string, or an object's `name`), else the
 /// `operationId`, else the method and path; with the rule that says so.
 fn source_name(operation: &Value, method: &str, path: &str) -> (String, &'static str) {
-    let extension = |key: &str| match operation.get(key) {
-        Some(Value::String(name)) => Some(name.clone()),
-        Some(Value::Object(object)) => object
-            .get("name")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        _ => None,
-    };
-    if let Some(name) = extension("x-agentify") {
+    if let Some(name) = extension_name(operation, "x-agentify") {
         let rule = if operation["x-agentify"].is_string() {
             "TC-NAME-001"
         } else {
@@ -115,13 +139,60 @@ fn source_name(operation: &Value, method: &str, path: &str) -> (String, &'static
         };
         return (name, rule);
     }
-    if let Some(name) = extension("x-mcp") {
+    if let Some(name) = extension_name(operation, "x-mcp") {
         return (name, "TC-NAME-003");
     }
     match operation.get("operationId").and_then(Value::as_str) {
         Some(id) => (id.to_owned(), "TC-NAME-005"),
         None => (format!("{method} {path}"), "TC-NAME-006"),
     }
+}
+
+/// An extension's name: the extension as a string, or its object's `name`.
+fn extension_name(operation: &Value, key: &str) -> Option<String> {
+    match operation.get(key) {
+        Some(Value::String(name)) => Some(name.clone()),
+        Some(Value::Object(object)) => object
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        _ => None,
+    }
+}
+
+/// Every name the field gives an operation's tool besides the rules' own,
+/// folded: each extension's name and the operationId (a gateway may honour
+/// one and not the other), the summary (FastMCP's slugs), and the method
+/// and path with each path parameter as it is or after `by`.
+fn aliases(operation: &Value, method: &str, path: &str) -> BTreeSet<String> {
+    let mut aliases: BTreeSet<String> = ["x-agentify", "x-mcp"]
+        .into_iter()
+        .filter_map(|key| extension_name(operation, key))
+        .chain(
+            ["operationId", "summary"]
+                .into_iter()
+                .filter_map(|key| operation.get(key).and_then(Value::as_str))
+                .map(str::to_owned),
+        )
+        .map(|name| fold(&name))
+        .collect();
+    aliases.insert(spelled(method, path, str::to_owned));
+    aliases.insert(spelled(method, path, |name| format!("by{name}")));
+    aliases.retain(|alias| !alias.is_empty());
+    aliases
+}
+
+/// The method and path as one name, folded, with each path parameter
+/// written by `parameter`.
+fn spelled(method: &str, path: &str, parameter: impl Fn(&str) -> String) -> String {
+    let words: String = path
+        .split('/')
+        .map(|segment| match segment.strip_prefix('{') {
+            Some(name) => parameter(name.trim_end_matches('}')),
+            None => segment.to_owned(),
+        })
+        .collect();
+    fold(&format!("{method}{words}"))
 }
 
 /// Every character but ASCII letters, digits, `_`, `.` and `-` becomes `_`.
@@ -137,54 +208,166 @@ fn sanitize(name: &str) -> String {
         .collect()
 }
 
-/// The index in `listed` (tools as the gateway lists them, JSON) of the
-/// tool of `wanted`'s operation, by the steps in the module's
-/// documentation; `None` when no step singles one out.
-pub fn find(wanted: &str, operations: &[Operation], listed: &[Value]) -> Option<usize> {
-    let names: Vec<&str> = listed
-        .iter()
-        .map(|tool| tool["name"].as_str().unwrap_or_default())
-        .collect();
-    let folded = fold(wanted);
-    let single = |hits: Vec<usize>| match hits.as_slice() {
-        [one] => Some(*one),
-        _ => None,
-    };
-    let indexes = || 0..listed.len();
-    single(indexes().filter(|&i| fold(names[i]) == folded).collect())
-        .or_else(|| {
-            single(
-                indexes()
-                    .filter(|&i| {
-                        let name = fold(names[i]);
-                        !name.is_empty()
-                            && (is_subsequence(&name, &folded) || is_subsequence(&folded, &name))
-                    })
-                    .collect(),
-            )
-        })
-        .or_else(|| {
-            let operation = operations.iter().find(|o| o.name == wanted)?;
-            single(
-                indexes()
-                    .filter(|&i| states_method_and_path(&listed[i], operation))
-                    .collect(),
-            )
-            .or_else(|| {
-                let alike = operations
-                    .iter()
-                    .filter(|o| o.arguments == operation.arguments)
-                    .count();
-                if alike != 1 {
-                    return None;
-                }
-                single(
-                    indexes()
-                        .filter(|&i| argument_names(&listed[i]) == operation.arguments)
-                        .collect(),
-                )
+/// What ties a listed tool to an operation, strongest first (the steps of
+/// the module's documentation; elimination needs no tie).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Evidence {
+    RulesName,
+    OtherName,
+    /// The method and path with the path parameters left out: weaker than
+    /// a name, since `GET /report` and `GET /report/{id}` share it.
+    PathWithoutParameters,
+    Affixed,
+    StatedMethodAndPath,
+    Abbreviated,
+    SameArguments,
+}
+
+impl Evidence {
+    const STRONGEST_FIRST: [Evidence; 7] = [
+        Evidence::RulesName,
+        Evidence::OtherName,
+        Evidence::PathWithoutParameters,
+        Evidence::Affixed,
+        Evidence::StatedMethodAndPath,
+        Evidence::Abbreviated,
+        Evidence::SameArguments,
+    ];
+
+    /// The strongest evidence that `tool` is `operation`'s, if any.
+    fn between(operation: &Operation, tool: &Value) -> Option<Evidence> {
+        let written = tool["name"].as_str().unwrap_or_default();
+        let name = fold(written);
+        if name.is_empty() {
+            return None;
+        }
+        let rules_name = fold(&operation.name);
+        let names = || std::iter::once(&rules_name).chain(&operation.aliases);
+        let runs = word_runs(written);
+        if name == rules_name {
+            Some(Evidence::RulesName)
+        } else if operation.aliases.contains(&name) {
+            Some(Evidence::OtherName)
+        } else if name == operation.without_parameters {
+            Some(Evidence::PathWithoutParameters)
+        } else if names().any(|known| {
+            (known.len() >= SHORTEST_PART && runs.contains(known))
+                || (name.len() >= SHORTEST_CUT && known.starts_with(&name))
+        }) {
+            Some(Evidence::Affixed)
+        } else if states_method_and_path(tool, operation) {
+            Some(Evidence::StatedMethodAndPath)
+        } else if name.len() >= SHORTEST_PART
+            && names().any(|known| {
+                known.len() >= SHORTEST_PART
+                    && (is_subsequence(&name, known) || is_subsequence(known, &name))
             })
+        {
+            Some(Evidence::Abbreviated)
+        } else if argument_names(tool) == operation.arguments {
+            Some(Evidence::SameArguments)
+        } else {
+            None
+        }
+    }
+}
+
+/// Why no listed tool could be told to be an operation's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotFound {
+    /// The names of the tools still in the running for it: those with some
+    /// evidence for the operation, else every tool left unpaired.
+    pub candidates: Vec<String>,
+}
+
+/// The index in `listed` (tools as the gateway lists them, JSON) of the
+/// tool of the operation the rules name `wanted`, paired as the module's
+/// documentation says.
+pub fn find(wanted: &str, operations: &[Operation], listed: &[Value]) -> Result<usize, NotFound> {
+    let Some(index) = operations.iter().position(|o| o.name == wanted) else {
+        return Err(NotFound {
+            candidates: Vec::new(),
+        });
+    };
+    let evidence: Vec<Vec<Option<Evidence>>> = operations
+        .iter()
+        .map(|operation| {
+            listed
+                .iter()
+                .map(|tool| Evidence::between(operation, tool))
+                .collect()
         })
+        .collect();
+    let pairs = pair(&evidence, listed.len());
+    if let Some(tool) = pairs[index] {
+        return Ok(tool);
+    }
+    let unpaired: Vec<usize> = (0..listed.len())
+        .filter(|tool| !pairs.contains(&Some(*tool)))
+        .collect();
+    let pointing: Vec<usize> = unpaired
+        .iter()
+        .copied()
+        .filter(|&tool| evidence[index][tool].is_some())
+        .collect();
+    let candidates = if pointing.is_empty() {
+        unpaired
+    } else {
+        pointing
+    };
+    Err(NotFound {
+        candidates: candidates
+            .into_iter()
+            .map(|tool| listed[tool]["name"].as_str().unwrap_or_default().to_owned())
+            .collect(),
+    })
+}
+
+/// Each operation's tool (`evidence[operation][tool]`), where the evidence
+/// singles it out.
+fn pair(evidence: &[Vec<Option<Evidence>>], tools: usize) -> Vec<Option<usize>> {
+    let operations = evidence.len();
+    let mut tool_of: Vec<Option<usize>> = vec![None; operations];
+    let mut taken = vec![false; tools];
+    let at_most = |o: usize, t: usize, strength: Evidence| {
+        evidence[o][t].is_some_and(|found| found <= strength)
+    };
+    'search: loop {
+        for strength in Evidence::STRONGEST_FIRST {
+            let mut paired = false;
+            for operation in 0..operations {
+                if tool_of[operation].is_some() {
+                    continue;
+                }
+                let tools_of_it: Vec<usize> = (0..tools)
+                    .filter(|&t| !taken[t] && at_most(operation, t, strength))
+                    .collect();
+                let [tool] = tools_of_it[..] else { continue };
+                let alone = (0..operations).all(|other| {
+                    other == operation
+                        || tool_of[other].is_some()
+                        || !at_most(other, tool, strength)
+                });
+                if alone {
+                    tool_of[operation] = Some(tool);
+                    taken[tool] = true;
+                    paired = true;
+                }
+            }
+            if paired {
+                continue 'search;
+            }
+        }
+        break;
+    }
+    let left: Vec<usize> = (0..operations).filter(|&o| tool_of[o].is_none()).collect();
+    let free: Vec<usize> = (0..tools).filter(|&t| !taken[t]).collect();
+    if let ([operation], [tool]) = (&left[..], &free[..]) {
+        if operations == tools {
+            tool_of[*operation] = Some(*tool);
+        }
+    }
+    tool_of
 }
 
 /// Whether the tool says, in its description, title or annotations, that
@@ -220,6 +403,40 @@ fn fold(name: &str) -> String {
         .filter(char::is_ascii_alphanumeric)
         .map(|c| c.to_ascii_lowercase())
         .collect()
+}
+
+/// Each run of whole words of a name, folded: a name with a prefix or
+/// suffix holds the name it adds to as such a run (`Pets--getPet` holds
+/// `getpet`), where a name that merely begins alike does not (`get_shops`
+/// holds no `getshop`). Words end at anything but a letter or digit, and
+/// before a capital that follows a small letter.
+fn word_runs(name: &str) -> BTreeSet<String> {
+    let mut words: Vec<String> = Vec::new();
+    let mut previous = None;
+    for c in name.chars() {
+        if !c.is_ascii_alphanumeric() {
+            previous = None;
+            continue;
+        }
+        let starts_word = match previous {
+            None => true,
+            Some(p) => char::is_ascii_lowercase(&p) && c.is_ascii_uppercase(),
+        };
+        if starts_word {
+            words.push(String::new());
+        }
+        if let Some(word) = words.last_mut() {
+            word.push(c.to_ascii_lowercase());
+        }
+        previous = Some(c);
+    }
+    let mut runs = BTreeSet::new();
+    for start in 0..words.len() {
+        for end in start + 1..=words.len() {
+            runs.insert(words[start..end].concat());
+        }
+    }
+    runs
 }
 
 /// Whether `short` is `long` with some characters left out.
@@ -271,6 +488,15 @@ paths:
         })
     }
 
+    /// The name `find` gives the tool of `wanted` among tools named `names`
+    /// (with no description and no arguments), or the candidates it names.
+    fn found(document: &str, wanted: &str, names: &[&str]) -> Result<String, Vec<String>> {
+        let listed: Vec<Value> = names.iter().map(|name| tool(name, "", &[])).collect();
+        find(wanted, &operations(document), &listed)
+            .map(|i| names[i].to_owned())
+            .map_err(|not_found| not_found.candidates)
+    }
+
     const PETS: &str = r#"
 openapi: 3.1.0
 paths:
@@ -283,16 +509,115 @@ paths:
     get: {operationId: getNotes}
 "#;
 
+    const SHOPS: &str = r#"
+openapi: 3.1.0
+paths:
+  /shops/{shopId}/items:
+    get: {operationId: listShopItems, summary: Items of a shop}
+  /shops/{shopId}:
+    get: {operationId: getShop}
+  /things:
+    post: {operationId: createThing}
+"#;
+
+    #[test]
+    fn finds_a_tool_named_from_its_method_and_path_in_any_case_and_separator() {
+        for named in [
+            "get_shops_by_shopid_items",
+            "getShopsShopIdItems",
+            "GET_shops_shopId_items",
+            "get-shops-{shopId}-items",
+        ] {
+            let names = [named, "get_shops_by_shopid", "post_things"];
+            assert_eq!(found(SHOPS, "listShopItems", &names), Ok(named.to_owned()));
+            assert_eq!(
+                found(SHOPS, "createThing", &names).as_deref(),
+                Ok("post_things")
+            );
+        }
+        let names = ["GET_shops_items", "GET_shops", "POST_things"];
+        assert_eq!(found(SHOPS, "getShop", &names).as_deref(), Ok("GET_shops"));
+        assert_eq!(
+            found(SHOPS, "listShopItems", &names).as_deref(),
+            Ok("GET_shops_items")
+        );
+        // The summary, as a slug.
+        let names = ["items_of_a_shop", "get_shop", "create_thing"];
+        assert_eq!(
+            found(SHOPS, "listShopItems", &names).as_deref(),
+            Ok("items_of_a_shop")
+        );
+    }
+
+    #[test]
+    fn finds_a_tool_by_its_operation_id_in_any_case_with_affixes_or_shortened() {
+        for (named, wanted) in [
+            ("list_shop_items", "listShopItems"),
+            ("list-shop-items", "listShopItems"),
+            ("Shops--getShop", "getShop"),
+            ("api_create_thing_v1", "createThing"),
+            ("list_shop_ite", "listShopItems"),
+        ] {
+            let others: Vec<&str> = ["list_shop_items", "get_shop", "create_thing"]
+                .into_iter()
+                .filter(|other| fold(other) != fold(wanted))
+                .collect();
+            let names = [&[named][..], &others].concat();
+            assert_eq!(
+                found(SHOPS, wanted, &names),
+                Ok(named.to_owned()),
+                "{names:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_numbered_name_and_the_one_left_are_found() {
+        let document = r#"
+openapi: 3.1.0
+paths:
+  /report:
+    get: {operationId: dailyReport}
+  /report/{id}:
+    get: {operationId: reportById}
+"#;
+        let names = ["get_report", "get_report_1"];
+        assert_eq!(
+            found(document, "dailyReport", &names).as_deref(),
+            Ok("get_report")
+        );
+        assert_eq!(
+            found(document, "reportById", &names).as_deref(),
+            Ok("get_report_1")
+        );
+        // One operation, one tool: whatever its name, it is that tool.
+        let one = "openapi: 3.1.0\npaths:\n  /things:\n    post: {operationId: createThing}\n";
+        assert_eq!(
+            found(one, "createThing", &["do_it"]).as_deref(),
+            Ok("do_it")
+        );
+        // A tool more than there are operations: the one left is not evidence.
+        assert_eq!(
+            found(one, "createThing", &["do_it", "health"]),
+            Err(vec!["do_it".to_owned(), "health".to_owned()])
+        );
+    }
+
     #[test]
     fn finds_a_tool_by_its_name_folded_or_abbreviated() {
-        let operations = operations(PETS);
-        let listed = [tool("x", "", &[]), tool("list-pets", "", &[])];
-        assert_eq!(find("listPets", &operations, &listed), Some(1));
-        let listed = [tool("lst-pets", "", &[]), tool("add-note", "", &[])];
-        assert_eq!(find("listPets", &operations, &listed), Some(0));
-        // Two abbreviations of the same name single out none.
-        let listed = [tool("lst", "", &[]), tool("pets", "", &[])];
-        assert_eq!(find("listPets", &operations, &listed), None);
+        assert_eq!(
+            found(PETS, "listPets", &["x", "list-pets"]).as_deref(),
+            Ok("list-pets")
+        );
+        assert_eq!(
+            found(PETS, "listPets", &["lst-pets", "add-note"]).as_deref(),
+            Ok("lst-pets")
+        );
+        // Two abbreviations of the same name single out none; both are named.
+        assert_eq!(
+            found(PETS, "listPets", &["lst", "pets"]),
+            Err(vec!["lst".to_owned(), "pets".to_owned()])
+        );
     }
 
     #[test]
@@ -300,21 +625,24 @@ paths:
         let operations = operations(PETS);
         let add_note = operations.iter().find(|o| o.name == "addNote").unwrap();
         assert_eq!(add_note.arguments, BTreeSet::from(["tag".to_owned()]));
-        // Named by method and path, listed with methods as written: the
-        // place in the list would make put_pets the tool of createPet.
+        // Named after nothing of the operation, listed with methods as
+        // written: the place in the list would make the third the tool of
+        // createPet.
         let listed = [
-            tool("get_pets", "GET /pets", &["limit"]),
-            tool("post_pets", "POST /pets", &["body"]),
-            tool("put_pets", "PUT /pets", &["body"]),
-            tool("post_notes", "", &["tag"]),
-            tool("get_notes", "", &[]),
+            tool("q1", "GET /pets", &["limit"]),
+            tool("q2", "POST /pets", &["body"]),
+            tool("q3", "PUT /pets", &["body"]),
+            tool("q4", "", &["tag"]),
+            tool("q5", "", &[]),
         ];
-        assert_eq!(find("createPet", &operations, &listed), Some(1));
-        assert_eq!(find("replacePets", &operations, &listed), Some(2));
+        assert_eq!(find("createPet", &operations, &listed), Ok(1));
+        assert_eq!(find("replacePets", &operations, &listed), Ok(2));
         // No method and path said: the arguments single out the operation.
-        assert_eq!(find("addNote", &operations, &listed), Some(3));
-        // Nothing tells getNotes's tool apart (no arguments, nothing said):
-        // the place in the list is no evidence.
+        assert_eq!(find("addNote", &operations, &listed), Ok(3));
+        // And the one left is the one left.
+        assert_eq!(find("getNotes", &operations, &listed), Ok(4));
+        // Nothing tells createPet's tool from replacePets's (the same
+        // arguments, nothing said): the place in the list is no evidence.
         let silent = [
             tool("q1", "", &["limit"]),
             tool("q2", "", &["body"]),
@@ -322,10 +650,13 @@ paths:
             tool("q4", "", &["tag"]),
             tool("q5", "", &[]),
         ];
-        assert_eq!(find("createPet", &operations, &silent), None);
-        assert_eq!(find("listPets", &operations, &silent), Some(0));
+        assert_eq!(
+            find("createPet", &operations, &silent).map_err(|n| n.candidates),
+            Err(vec!["q2".to_owned(), "q3".to_owned()])
+        );
+        assert_eq!(find("listPets", &operations, &silent), Ok(0));
         // A longer path is not the operation's.
-        let longer = [tool("q1", "GET /pets/{petId}", &[])];
-        assert_eq!(find("listPets", &operations, &longer), None);
+        let longer = [tool("q1", "GET /pets/{petId}", &[]), tool("q2", "", &[])];
+        assert!(find("listPets", &operations, &longer).is_err());
     }
 }

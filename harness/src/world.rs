@@ -585,25 +585,26 @@ impl GatewayWorld {
         let Some(operation) = operations.iter().find(|o| o.name == name) else {
             return Ok(name.to_owned());
         };
-        let Some(actual) = naming::find(name, &operations, &tools)
-            .and_then(|i| tools[i]["name"].as_str())
-            .map(str::to_owned)
-        else {
-            let named_otherwise = tools
-                .iter()
-                .any(|tool| !operations.iter().any(|o| tool["name"] == o.name.as_str()));
-            if !named_otherwise {
-                return Ok(name.to_owned());
+        let actual = match naming::find(name, &operations, &tools) {
+            Ok(index) => tools[index]["name"].as_str().unwrap_or_default().to_owned(),
+            Err(not_found) => {
+                let named_otherwise = tools
+                    .iter()
+                    .any(|tool| !operations.iter().any(|o| tool["name"] == o.name.as_str()));
+                if !named_otherwise {
+                    return Ok(name.to_owned());
+                }
+                let why = format!(
+                    "the gateway lists no tool {name:?}, and no listed tool could be told to \
+                     be the one of {} {} (by its name, its stated method and path, its \
+                     arguments, or as the one left); candidates: {:?}; the gateway lists {:?}",
+                    operation.method.to_uppercase(),
+                    operation.path,
+                    not_found.candidates,
+                    crate::json::tool_names(&tools)
+                );
+                return Err(self.unseen_error(operation.named_by, why));
             }
-            let why = format!(
-                "the gateway lists no tool {name:?}, and no listed tool could be told to be \
-                 the one of {} {} (by its name, its stated method and path, or its \
-                 arguments); the gateway lists {:?}",
-                operation.method.to_uppercase(),
-                operation.path,
-                crate::json::tool_names(&tools)
-            );
-            return Err(self.unseen_error(operation.named_by, why));
         };
         self.notes.push(format!(
             "the gateway calls the tool the rules name {name:?} {actual:?} (a naming rule's \
