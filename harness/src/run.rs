@@ -232,9 +232,11 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                 pool: scenario_pool.clone(),
                 transport: Transport::of_tags(tags(), default_transport),
                 hint_credential: !tags().any(|tag| tag == placement::FROM_DOCUMENT_TAG),
-                // Scenarios that judge names and their order find no tool by operation.
-                resolve_names: !tags()
-                    .any(|tag| tag.starts_with(NAMING_RULES) || tag == ORDER_RULE),
+                // Scenarios that judge names and their order find no tool by
+                // operation; which operations are tools is no matter of names.
+                resolve_names: !tags().any(|tag| {
+                    (tag.starts_with(NAMING_RULES) && tag != DEPRECATED_RULE) || tag == ORDER_RULE
+                }),
                 rules: tags::rules_of(feature, rule, scenario),
             });
             async {}.boxed_local()
@@ -444,6 +446,9 @@ fn kept_name(feature: &gherkin::Feature, scenario: &gherkin::Scenario) -> String
 
 /// The tag prefix of the naming rules.
 const NAMING_RULES: &str = "TC-NAME-";
+/// The naming rule that says which operations are tools (deprecated ones
+/// are not), whatever their names.
+const DEPRECATED_RULE: &str = "TC-NAME-010";
 /// The rule of the tool list's order.
 const ORDER_RULE: &str = "TC-PROTO-006";
 
