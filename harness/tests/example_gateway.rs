@@ -165,6 +165,10 @@ struct Variant {
     /// could not see it).
     #[serde(default)]
     also: BTreeMap<String, String>,
+    /// Whether it renames every tool (`names:...`): then it is judged over
+    /// the whole suite, not on one rule's section.
+    #[serde(default)]
+    renames: bool,
 }
 
 /// The broken variants judged over `transport`, from the gateway itself:
@@ -481,12 +485,17 @@ fn the_python_gateway_passes_over_http_and_each_variant_fails_its_rule_only() {
     // The slowest sections last in the queue, so taken first: the short runs
     // then fill the slots beside them.
     let slowest = slowest_scenario_per_section(&baseline.report);
+    let queue_variants: BTreeMap<String, bool> = queue
+        .iter()
+        .map(|(key, variant)| (key.clone(), variant.renames))
+        .collect();
     queue.sort_by(|(a, _), (b, _)| {
-        let seconds = |key: &str| {
-            slowest
+        let seconds = |key: &str| match queue_variants.get(key) {
+            Some(true) => f64::INFINITY,
+            _ => slowest
                 .get(section_of(rule_of(key)))
                 .copied()
-                .unwrap_or(0.0)
+                .unwrap_or(0.0),
         };
         seconds(a).total_cmp(&seconds(b)).then(b.cmp(a))
     });
@@ -499,6 +508,14 @@ fn the_python_gateway_passes_over_http_and_each_variant_fails_its_rule_only() {
                 else {
                     break;
                 };
+                if variant.renames {
+                    let judged = judge_renaming(&fork, &key, &variant.what, &baseline.report);
+                    results
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((key, judged));
+                    continue;
+                }
                 let mut judged =
                     judge_variant(&fork, "http", &key, &variant.what, &baseline_misses);
                 if let Some(wrong) = judge_others(&fork, &key, &variant) {
@@ -667,6 +684,84 @@ fn judge_others(fork: &ForkServer, key: &str, variant: &Variant) -> Option<Strin
         wrong.join(", "),
         failure_lines(&run.report, &shown)
     ))
+}
+
+/// Runs the renaming variant `key` over the whole suite (HTTP): its timing
+/// line, and what is wrong unless it failed naming rules only, at least one
+/// of them judged broken, and every scenario of another rule's has the
+/// outcome it has on the unbroken gateway (`baseline`): found its tool and
+/// judged its own rule.
+fn judge_renaming(
+    fork: &ForkServer,
+    key: &str,
+    what: &str,
+    baseline: &Value,
+) -> (String, Option<String>) {
+    let all = workspace().join("features").display().to_string();
+    let run = run_harness(
+        &format!("rename-{key}"),
+        Launch::Fork(fork),
+        "http",
+        &all,
+        Some(key),
+    );
+    let timing = format!("{key} (whole suite): {:.0} s", run.seconds);
+    let naming = |id: &String| id.starts_with("TC-NAME-");
+    let failed = required_failures(&run.report);
+    let judged: BTreeSet<String> = rules_with_status(&run.report, "required", &["failed"]);
+    let others = |report: &Value| -> BTreeMap<String, String> {
+        outcomes_by_rule(report)
+            .into_iter()
+            .filter(|((rule, _), _)| !naming(rule))
+            .map(|((rule, scenario), status)| (format!("{rule} {scenario}"), status))
+            .collect()
+    };
+    let (now, before) = (others(&run.report), others(baseline));
+    let changed: Vec<String> = before
+        .iter()
+        .filter(|(scenario, status)| now.get(*scenario) != Some(*status))
+        .map(|(scenario, status)| {
+            let now = now.get(scenario).map_or("absent", String::as_str);
+            format!("  {scenario}: {status} on the unbroken gateway, {now} here")
+        })
+        .collect();
+    if changed.is_empty() && failed.iter().all(naming) && judged.iter().any(naming) && !run.success
+    {
+        return (timing, None);
+    }
+    let not_naming: BTreeSet<String> = failed.iter().filter(|id| !naming(id)).cloned().collect();
+    let wrong = format!(
+        "renaming variant {key} ({what}), whole suite:
+  naming rules judged broken: {:?}
+  other rules failed: {not_naming:?}
+  scenarios of other rules whose outcome changed:
+{}
+{}",
+        judged.iter().filter(|id| naming(id)).collect::<Vec<_>>(),
+        changed.join("\n"),
+        failure_lines(&run.report, &not_naming),
+    );
+    (timing, Some(wrong))
+}
+
+/// Each scenario's outcome under each rule it judges: (rule, scenario as
+/// place, name and transport) -> status.
+fn outcomes_by_rule(report: &Value) -> BTreeMap<(String, String), String> {
+    let mut outcomes = BTreeMap::new();
+    for rule in report["rules"].as_array().into_iter().flatten() {
+        let id = rule["id"].as_str().unwrap_or("?").to_owned();
+        for scenario in rule["scenarios"].as_array().into_iter().flatten() {
+            let name = format!(
+                "{} {} ({})",
+                scenario["place"].as_str().unwrap_or("?"),
+                scenario["name"].as_str().unwrap_or("?"),
+                scenario["transport"].as_str().unwrap_or("?"),
+            );
+            let status = scenario["status"].as_str().unwrap_or("?").to_owned();
+            outcomes.insert((id.clone(), name), status);
+        }
+    }
+    outcomes
 }
 
 /// Runs the variant `key` on its rule's section over `transport`: its

@@ -72,6 +72,17 @@ STDIO_BREAKS: dict[str, str] = {
     "TC-PROTO-001": "a banner line goes to stdout before the first message",
 }
 
+#: Variant -> how it names every tool, for the variants that break the naming
+#: rules as a whole, as many gateways do. Each is run over the whole suite: it
+#: must fail naming rules only, and every other rule must be judged as on the
+#: unbroken gateway (scenarios find their tool by what it is).
+RENAMINGS: dict[str, str] = {
+    "names:method-path": "every tool is named from its method and path in lower case, a path "
+    "parameter after `by` (get_shops_by_shopid_items), clashes numbered from _1",
+    "names:snake-case": "every name is put in snake case (listPets becomes list_pets, "
+    "pets.create-v2 becomes pets_create_v2)",
+}
+
 #: Variant -> {rule ID: the status it must have}, for other rules (in any
 #: section) whose scenarios rely on what the variant breaks: they must see
 #: their own matter only ("passed"), or say they cannot ("not_judged").
@@ -89,9 +100,12 @@ ALSO: dict[str, dict[str, str]] = {
 
 def listing(stdio: bool = False) -> dict[str, dict]:
     """Every variant judged over HTTP (or, with `stdio`, over stdio), as
-    `--list-breaks` prints it."""
-    breaks = STDIO_BREAKS if stdio else BREAKS
-    return {key: {"what": what, "also": ALSO.get(key, {})} for key, what in breaks.items()}
+    `--list-breaks` prints it; a renaming variant says `"renames": true`."""
+    if stdio:
+        return {key: {"what": what, "also": ALSO.get(key, {})} for key, what in STDIO_BREAKS.items()}
+    listed = {key: {"what": what, "also": ALSO.get(key, {})} for key, what in BREAKS.items()}
+    listed.update({key: {"what": what, "renames": True} for key, what in RENAMINGS.items()})
+    return listed
 
 
 def broken(rule: str) -> bool:

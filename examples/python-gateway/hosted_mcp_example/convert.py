@@ -139,6 +139,16 @@ def _source_name(path: str, method: str, operation: dict[str, Any]) -> str:
     return f"{method.upper() if broken('TC-NAME-006') else method} {path}"
 
 
+def _renamed(path: str, method: str, name: str) -> str:
+    """The name a renaming variant gives instead of `name` (see breaks.py)."""
+    if broken("names:method-path"):
+        words = [f"by_{part[1:-1]}" if part.startswith("{") else part for part in path.split("/") if part]
+        return re.sub(r"[^a-z0-9]+", "_", "_".join([method, *words]).lower()).strip("_")
+    if broken("names:snake-case"):
+        return re.sub(r"[^a-z0-9]+", "_", re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower())
+    return name
+
+
 def clean_name(name: str) -> str:
     """The character rule: anything else becomes one `_` per character."""
     if broken("TC-NAME-007"):
@@ -157,9 +167,10 @@ def _shorten(name: str) -> str:
 
 def _make_names_unique(built: list[Tool]) -> None:
     seen: set[str] = set()
+    first = 1 if broken("names:method-path") else 2
     for tool in built:
         name = _shorten(tool.name)
-        candidate, n = name, 1
+        candidate, n = name, first - 1
         while candidate in seen:
             n += 1
             candidate = f"{name}_{n}"
@@ -171,7 +182,7 @@ def _make_names_unique(built: list[Tool]) -> None:
 
 
 def _tool(document: Document, path: str, method: str, item: dict[str, Any], operation: dict[str, Any]) -> Tool:
-    name = clean_name(_source_name(path, method, operation))
+    name = _renamed(path, method, clean_name(_source_name(path, method, operation)))
     summary = operation.get("summary") if isinstance(operation.get("summary"), str) else None
     details = operation.get("description") if isinstance(operation.get("description"), str) else None
     schema_builder = SchemaBuilder(document)
