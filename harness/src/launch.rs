@@ -26,7 +26,10 @@ use tokio::{
     time::{sleep, timeout, Instant},
 };
 
-use crate::leftovers;
+use crate::{
+    client_auth::{ClientAuth, CLIENT_CREDENTIAL_ENV},
+    leftovers,
+};
 
 /// The environment variable that carries the stored credential to the gateway.
 pub const CREDENTIAL_ENV: &str = "HOSTED_MCP_CREDENTIAL";
@@ -90,7 +93,14 @@ impl fmt::Display for Transport {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     words: Vec<String>,
+    /// The path of the MCP endpoint an HTTP gateway serves.
+    endpoint: String,
+    /// The credential the gateway wants of its clients, if it checks them.
+    client_auth: Option<ClientAuth>,
 }
+
+/// Where an HTTP gateway serves MCP unless told otherwise (`--endpoint`).
+pub const DEFAULT_ENDPOINT: &str = "/mcp";
 
 impl Template {
     /// Parses a template and checks it has the placeholders `transport` needs.
@@ -108,7 +118,40 @@ impl Template {
                 bail!("a {transport} gateway command must contain {placeholder}: `{text}`");
             }
         }
-        Ok(Self { words })
+        Ok(Self {
+            words,
+            endpoint: DEFAULT_ENDPOINT.to_owned(),
+            client_auth: None,
+        })
+    }
+
+    /// The same command, serving MCP at `path` (`/api/mcp`) rather than
+    /// [`DEFAULT_ENDPOINT`].
+    pub fn at_endpoint(self, path: &str) -> anyhow::Result<Self> {
+        let plain = path.starts_with('/')
+            && !path.contains(['?', '#'])
+            && path.chars().all(|c| c.is_ascii_graphic());
+        if !plain {
+            bail!("--endpoint must be a URL path such as /api/mcp (a leading '/', no query): `{path}`");
+        }
+        Ok(Self {
+            endpoint: path.to_owned(),
+            ..self
+        })
+    }
+
+    /// The same command, for a gateway that lets in only clients showing
+    /// `auth`'s credential.
+    pub fn with_client_auth(self, auth: ClientAuth) -> Self {
+        Self {
+            client_auth: Some(auth),
+            ..self
+        }
+    }
+
+    /// The credential the gateway wants of its clients, if any.
+    pub fn client_auth(&self) -> Option<&ClientAuth> {
+        self.client_auth.as_ref()
     }
 
     fn render(&self, vars: &[(&str, &str)]) -> Vec<String> {
@@ -363,6 +406,10 @@ pub struct Gateway {
     stderr_reader: JoinHandle<()>,
     stdio: Option<(ChildStdout, ChildStdin)>,
     port: Option<u16>,
+    /// The path it serves MCP at, over HTTP.
+    endpoint: String,
+    /// The credential it wants of its clients, if any.
+    client_auth: Option<ClientAuth>,
     /// Keeps the port the gateway's until the gateway is gone.
     reservation: Option<PortReservation>,
     invocation: Invocation,
@@ -475,6 +522,10 @@ impl Gateway {
         if let Some(place) = launch.credential_in {
             command.env(CREDENTIAL_IN_ENV, place);
         }
+        command.env_remove(CLIENT_CREDENTIAL_ENV);
+        if let Some(auth) = &template.client_auth {
+            command.env(CLIENT_CREDENTIAL_ENV, auth.credential());
+        }
         let invocation = Invocation::of(&words, &launch);
         let mut child = command.spawn().map_err(|e| StartFailure {
             reason: format!("cannot run `{}`: {e}", words[0]),
@@ -514,6 +565,8 @@ impl Gateway {
             stderr_reader,
             stdio,
             port,
+            endpoint: template.endpoint.clone(),
+            client_auth: template.client_auth.clone(),
             reservation: None,
             invocation,
             group,
@@ -558,7 +611,22 @@ impl Gateway {
 
     /// The MCP endpoint of an HTTP gateway.
     pub fn mcp_url(&self) -> Option<String> {
-        self.port.map(|port| format!("http://127.0.0.1:{port}/mcp"))
+        self.port
+            .map(|port| format!("http://127.0.0.1:{port}{}", self.endpoint))
+    }
+
+    /// What an MCP client of this gateway sends on every HTTP request:
+    /// `agent`'s headers, behind the client credential where it wants one.
+    pub fn client_headers(&self, agent: &[(String, String)]) -> Vec<(String, String)> {
+        match &self.client_auth {
+            Some(auth) => auth.with(agent),
+            None => agent.to_vec(),
+        }
+    }
+
+    /// The credential it wants of its clients, if any.
+    pub fn client_auth(&self) -> Option<&ClientAuth> {
+        self.client_auth.as_ref()
     }
 
     /// The child's stdout and stdin, for a stdio gateway (once).

@@ -18,6 +18,8 @@
 //! - `world`: one `world::GatewayWorld` per scenario, with its own mock
 //!   upstream, its document, and the gateway launched lazily from it;
 //!   `folder`: the scenario's folder its document is written to.
+//! - [`client_auth`]: the credential the harness's client shows a gateway
+//!   that checks its own clients (`--client-auth`), masked in reports.
 //! - `client`: MCP sessions through rmcp, in either protocol era;
 //!   `raw`: hand-made JSON-RPC over HTTP for exact protocol checks.
 //! - `steps`: the step definitions, one file per section of the rules;
@@ -38,6 +40,7 @@
 
 pub mod catalogue;
 mod client;
+pub mod client_auth;
 pub mod errors;
 mod folder;
 mod health;

@@ -5,8 +5,12 @@ use std::{path::PathBuf, process::ExitCode, time::Duration};
 use clap::{Args, Parser, Subcommand};
 use hosted_mcp_conformance::{
     catalogue::Catalogue,
+    client_auth::ClientAuth,
     kit,
-    launch::{default_launches, shell_quoted, Target, Template, Transport, DEFAULT_START_TIMEOUT},
+    launch::{
+        default_launches, shell_quoted, Target, Template, Transport, DEFAULT_ENDPOINT,
+        DEFAULT_START_TIMEOUT,
+    },
     listing::{Listing, Part, TagFilter},
     report::{DocsUrl, ExpectedEntry, ExpectedFailures, Shard, EXIT_USAGE},
     run::{self, merge, read_parts, run, Options, Reports},
@@ -132,10 +136,23 @@ struct RunArgs {
     stdio_gateway: Option<String>,
 
     /// How to speak MCP to the --gateway command: Streamable HTTP at
-    /// http://127.0.0.1:{port}/mcp, or the child's stdin/stdout. Scenarios
+    /// http://127.0.0.1:{port}/mcp (see --endpoint), or the child's stdin/stdout. Scenarios
     /// tagged @http or @stdio need that transport; the others use this one.
     #[arg(long, value_enum, default_value_t = Transport::Http)]
     transport: Transport,
+
+    /// The path the HTTP gateway serves MCP at, for a gateway that does not
+    /// use /mcp (`/api/mcp`, `/`).
+    #[arg(long, value_name = "PATH", default_value = DEFAULT_ENDPOINT, requires = "gateway")]
+    endpoint: String,
+
+    /// For an HTTP gateway that lets in only clients it knows: where the
+    /// harness's client puts its credential, `bearer` (Authorization:
+    /// Bearer) or `header:NAME`. The credential is new to each run, handed
+    /// to the gateway in HOSTED_MCP_CLIENT_CREDENTIAL, and masked in every
+    /// report; it is not the upstream credential.
+    #[arg(long, value_name = "PLACE", requires = "gateway")]
+    client_auth: Option<String>,
 
     /// A folder of .feature files to run instead of the built-in scenarios
     /// (`list` prints where those are written: copy and edit them).
@@ -368,7 +385,17 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
     }
     let target = match &args.gateway {
         Some(text) => {
-            let main = Template::parse(text, args.transport).map_err(usage)?;
+            let mut main = Template::parse(text, args.transport).map_err(usage)?;
+            if args.transport == Transport::Http {
+                main = main.at_endpoint(&args.endpoint).map_err(usage)?;
+                if let Some(place) = &args.client_auth {
+                    main = main.with_client_auth(ClientAuth::parse(place).map_err(usage)?);
+                }
+            } else if args.client_auth.is_some() {
+                return Err(usage(anyhow::anyhow!(
+                    "--client-auth is for an HTTP gateway; a stdio gateway's client is the process that started it"
+                )));
+            }
             let mut target = Target::custom(main, args.transport);
             if let Some(stdio) = &args.stdio_gateway {
                 if args.transport == Transport::Stdio {
@@ -438,6 +465,12 @@ fn rerun_command(args: &RunArgs) -> String {
     }
     if args.transport != Transport::Http {
         option("--transport", args.transport.name());
+    }
+    if args.endpoint != DEFAULT_ENDPOINT {
+        option("--endpoint", &args.endpoint);
+    }
+    if let Some(place) = &args.client_auth {
+        option("--client-auth", place);
     }
     if let Some(folder) = &args.features {
         let folder = folder.canonicalize().unwrap_or_else(|_| folder.clone());

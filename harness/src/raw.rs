@@ -8,6 +8,8 @@ use reqwest::header::{HeaderMap, CONTENT_TYPE};
 use serde_json::{json, Value};
 use tokio::time::timeout;
 
+use crate::client_auth::ClientAuth;
+
 /// The 2026-07-28 revision of MCP: no handshake, metadata on every request.
 pub const MODERN: &str = "2026-07-28";
 /// Time allowed for one HTTP exchange.
@@ -45,6 +47,8 @@ impl Exchange {
 pub struct RawHttp {
     http: reqwest::Client,
     url: String,
+    /// The credential the gateway wants of its clients, on every request.
+    client_auth: Option<ClientAuth>,
     /// The version every request announces once a handshake or discovery chose it.
     protocol: Option<String>,
     session: Option<String>,
@@ -55,10 +59,11 @@ pub struct RawHttp {
 }
 
 impl RawHttp {
-    pub fn new(url: String) -> Self {
+    pub fn new(url: String, client_auth: Option<ClientAuth>) -> Self {
         Self {
             http: reqwest::Client::new(),
             url,
+            client_auth,
             protocol: None,
             session: None,
             discovered: false,
@@ -172,7 +177,11 @@ impl RawHttp {
             .header("Accept", "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json")
             .body(message.to_string());
-        for (name, value) in protocol.iter().chain(extra) {
+        let extra = match &self.client_auth {
+            Some(auth) => auth.with(extra),
+            None => extra.to_vec(),
+        };
+        for (name, value) in protocol.iter().chain(&extra) {
             request = request.header(name.as_str(), value.as_str());
         }
         let id = message.get("id").cloned();

@@ -23,10 +23,11 @@ use cucumber::{
 use futures::FutureExt as _;
 
 use crate::{
+    client_auth,
     health::{self, Health},
     interrupt::{Signals, Stop},
     kit,
-    launch::{Launcher, Target, Transport},
+    launch::{Launcher, Target, Template, Transport},
     leftovers, placement,
     pool::Pool,
     report::{
@@ -112,6 +113,12 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
     // Known now, so listed failures do not count against --max-failures.
     summary.expected_failures.clone_from(&options.expected);
     let health = Arc::new(Health::new(options.max_failures));
+    // Masked in every report at the end.
+    let client_auth = options
+        .target
+        .template(Transport::Http)
+        .and_then(Template::client_auth)
+        .cloned();
     let launcher = Arc::new(Launcher::new(
         options.target,
         options.launches,
@@ -314,6 +321,9 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         without_start(&mut summary, probe_launcher, &health).await?;
     }
     summary.apply_expected(&options.expected);
+    if let Some(auth) = &client_auth {
+        summary = summary.masked(auth.credential(), client_auth::SHOWN_AS)?;
+    }
     let verdict = finish(&summary, &options.reports)?;
     Ok(stopped.map_or(verdict, Stop::exit_code))
 }

@@ -649,8 +649,13 @@ impl GatewayWorld {
         let name = self.tool_name(name).await?;
         let request = call_request(&name, &arguments);
         let url = self.mcp_url().await?;
+        let headers = self
+            .running()
+            .context("no gateway")?
+            .gateway
+            .client_headers(headers);
         let client =
-            McpClient::over_http(&url, &self.era, headers, crate::client::CONNECT_TIMEOUT).await?;
+            McpClient::over_http(&url, &self.era, &headers, crate::client::CONNECT_TIMEOUT).await?;
         let called = client.call_tool(&name, arguments).await;
         client.close().await;
         let (outcome, broken) = self.record_call(request, called)?;
@@ -741,7 +746,12 @@ impl GatewayWorld {
     /// (one per scenario, so it keeps its session and last answer). HTTP only.
     pub async fn raw_http(&mut self) -> anyhow::Result<&mut RawHttp> {
         if self.raw.is_none() {
-            self.raw = Some(RawHttp::new(self.mcp_url().await?));
+            let url = self.mcp_url().await?;
+            let auth = self
+                .running()
+                .and_then(|r| r.gateway.client_auth())
+                .cloned();
+            self.raw = Some(RawHttp::new(url, auth));
         }
         self.raw.as_mut().context("no HTTP client")
     }
@@ -870,7 +880,10 @@ impl GatewayWorld {
                 break;
             }
             let client = match (running.gateway.mcp_url(), running.gateway.take_stdio()) {
-                (Some(url), _) => McpClient::over_http(&url, &self.era, &[], within).await,
+                (Some(url), _) => {
+                    let headers = running.gateway.client_headers(&[]);
+                    McpClient::over_http(&url, &self.era, &headers, within).await
+                }
                 (None, Some(pipes)) => McpClient::over_stdio(pipes, &self.era, within).await,
                 (None, None) => Err(anyhow!("the gateway's stdio session was already used")),
             };

@@ -74,6 +74,22 @@ enum Launch<'a> {
     Plain,
     /// `python -S launch.py`, through this fork server.
     Fork(&'a ForkServer),
+    /// Through the fork server, shaped as a hosted gateway: MCP at
+    /// [`HOSTED_ENDPOINT`], for clients that show the run's client
+    /// credential as a bearer token only.
+    Hosted(&'a ForkServer),
+}
+
+/// Where the [`Launch::Hosted`] gateway serves MCP.
+const HOSTED_ENDPOINT: &str = "/api/mcp";
+
+impl Launch<'_> {
+    fn fork_server(&self) -> Option<&ForkServer> {
+        match self {
+            Launch::Plain => None,
+            Launch::Fork(server) | Launch::Hosted(server) => Some(server),
+        }
+    }
 }
 
 /// The `--gateway` template for `transport`.
@@ -84,11 +100,17 @@ fn template(launch: Launch, transport: &str) -> String {
             gateway_dir().display(),
             python().display()
         ),
-        Launch::Fork(_) => format!(
+        Launch::Fork(_) | Launch::Hosted(_) => format!(
             "'{}' -S '{}'",
             python().display(),
             gateway_dir().join("launch.py").display()
         ),
+    };
+    let start = match launch {
+        Launch::Hosted(_) => format!(
+            "{start} --path {HOSTED_ENDPOINT} --client-token-env HOSTED_MCP_CLIENT_CREDENTIAL"
+        ),
+        _ => start,
     };
     let start = format!("{start} --openapi {{openapi}} --base-url {{base_url}}");
     match transport {
@@ -285,7 +307,7 @@ fn run_harness_with(
     let _turn = Turn::take(module_path!());
     let _slots = Slots::take(match launch {
         Launch::Plain => RUN_SLOTS,
-        Launch::Fork(_) => 1,
+        Launch::Fork(_) | Launch::Hosted(_) => 1,
     });
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("example-gateway-reports");
     std::fs::create_dir_all(&dir).expect("create the report directory");
@@ -302,7 +324,7 @@ fn run_harness_with(
     if let Some(rule) = broken {
         command.env("EXAMPLE_GATEWAY_BREAK", rule);
     }
-    if let Launch::Fork(server) = launch {
+    if let Some(server) = launch.fork_server() {
         // The harness passes its environment on to the launches.
         command.env("EXAMPLE_GATEWAY_FORKSERVER", &server.socket);
     }
@@ -321,7 +343,7 @@ fn run_harness_with(
             )
         });
     eprintln!("{name}: {seconds:.0} s");
-    if let Launch::Fork(server) = launch {
+    if let Some(server) = launch.fork_server() {
         let fallbacks = server.fallbacks();
         assert!(
             fallbacks.is_empty(),
@@ -546,6 +568,53 @@ fn the_python_gateway_passes_over_http_and_each_variant_fails_its_rule_only() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// A gateway shaped as hosted ones are (MCP at another path, and only for
+/// clients that show its bearer token) is judged as any other with
+/// `--endpoint` and `--client-auth bearer`: raw HTTP and SDK sessions alike
+/// reach it and carry the run's credential, the scenarios about the agent's
+/// own headers still see what reaches the upstream, and no report shows the
+/// credential. At the wrong path, or with the credential in the wrong
+/// place, nothing gets in and nothing passes.
+#[test]
+fn a_gateway_at_another_path_that_checks_its_clients_is_judged() {
+    let fork = ForkServer::new("hosted");
+    let all = workspace().join("features").display().to_string();
+    let tags = "@TC-PROTO-002 or @TC-PROTO-003 or @TC-PROTO-008 or @TC-REQ-009 or @TC-REQ-001";
+    let hosted = |name: &str, options: &[&str]| {
+        let options = [options, &["--tags", tags]].concat();
+        run_harness_with(name, Launch::Hosted(&fork), "http", &all, None, &options)
+    };
+    let run = hosted(
+        "hosted",
+        &["--endpoint", HOSTED_ENDPOINT, "--client-auth", "bearer"],
+    );
+    assert_passes("hosted", &run);
+    assert!(
+        !run.report.to_string().contains("AGENT-CLIENT-"),
+        "a report shows the client credential"
+    );
+    for (name, options) in [
+        ("hosted-wrong-path", &["--client-auth", "bearer"][..]),
+        (
+            "hosted-wrong-place",
+            &[
+                "--endpoint",
+                HOSTED_ENDPOINT,
+                "--client-auth",
+                "header:X-Api-Key",
+            ][..],
+        ),
+    ] {
+        let run = hosted(name, options);
+        assert!(!run.success, "{name}: {}", run.stdout);
+        assert_eq!(
+            run.report["counts"]["passed"], 0,
+            "{name}: a scenario passed on a gateway the client could not reach:\n{}",
+            run.stdout
+        );
+    }
 }
 
 /// Each scenario's outcome in a report, by place and transport.

@@ -1,6 +1,6 @@
 """`python -m hosted_mcp_example`: serve an OpenAPI document as MCP tools.
 
-    python -m hosted_mcp_example --openapi DOC --base-url URL --port PORT [--host 127.0.0.1]
+    python -m hosted_mcp_example --openapi DOC --base-url URL --port PORT [--host 127.0.0.1] [--path /mcp] [--client-token-env VAR]
     python -m hosted_mcp_example --openapi DOC --base-url URL --stdio
     python -m hosted_mcp_example --list-breaks
 
@@ -26,6 +26,12 @@ def main(argv: list[str] | None = None) -> int:
     transport.add_argument("--port", type=int, help="serve Streamable HTTP at http://HOST:PORT/mcp")
     transport.add_argument("--stdio", action="store_true", help="speak MCP on stdin and stdout")
     parser.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    parser.add_argument("--path", default="/mcp", help="the HTTP path MCP is served at (default /mcp)")
+    parser.add_argument(
+        "--client-token-env",
+        metavar="VAR",
+        help="over HTTP, let in only clients that show the value of this variable as a bearer token",
+    )
     parser.add_argument(
         "--list-breaks",
         action="store_true",
@@ -74,12 +80,18 @@ def main(argv: list[str] | None = None) -> int:
 
     from .server import Gateway, serve_http, serve_stdio
 
+    client_token = None
+    if args.client_token_env:
+        client_token = os.environ.get(args.client_token_env)
+        if not client_token:
+            print(f"hosted_mcp_example: --client-token-env: {args.client_token_env} is not set", file=sys.stderr)
+            return 2
     gateway = Gateway(built, args.base_url, os.environ.get("HOSTED_MCP_CREDENTIAL", ""), where)
     try:
         if listener is None:
             anyio.run(serve_stdio, gateway)
         else:
-            anyio.run(serve_http, gateway, listener)
+            anyio.run(serve_http, gateway, listener, args.path, client_token)
     except KeyboardInterrupt:
         pass
     return 0

@@ -138,6 +138,22 @@ async def _send_garbage(base_url: str) -> None:
         pass
 
 
+def _only_with_bearer(app: Any, token: str) -> Any:
+    """The ASGI app, letting in only HTTP requests that show `token` as a
+    bearer token (a hosted gateway's own clients); the rest get 401."""
+    expected = f"Bearer {token}".encode()
+
+    async def guarded(scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != expected:
+            await send({"type": "http.response.start", "status": 401,
+                        "headers": [(b"www-authenticate", b"Bearer"), (b"content-type", b"text/plain")]})
+            await send({"type": "http.response.body", "body": b"a client of this gateway must show its bearer token"})
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 def _error(text: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
@@ -166,12 +182,16 @@ async def serve_stdio(gateway: Gateway) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(gateway: Gateway, listener: socket.socket) -> None:
+async def serve_http(gateway: Gateway, listener: socket.socket, path: str = "/mcp", client_token: str | None = None) -> None:
     import uvicorn
 
     # Our freedoms: JSON answers instead of SSE streams, and no sessions in
     # the initialize era either. The SDK guards Host and Origin on loopback.
     host = listener.getsockname()[0]
-    app = gateway.server().streamable_http_app(json_response=True, stateless_http=True, host=host)
+    app = gateway.server().streamable_http_app(
+        json_response=True, stateless_http=True, host=host, streamable_http_path=path
+    )
+    if client_token is not None:
+        app = _only_with_bearer(app, client_token)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve(sockets=[listener])

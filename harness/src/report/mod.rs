@@ -394,6 +394,36 @@ impl Summary {
         }
     }
 
+    /// The same summary with `secret` written as `shown_as` wherever it
+    /// shows (a failure, the gateway's stderr, a call, a command), so no
+    /// report can give it away.
+    pub fn masked(self, secret: &str, shown_as: &str) -> anyhow::Result<Self> {
+        fn mask(value: &mut serde_json::Value, secret: &str, shown_as: &str) {
+            match value {
+                serde_json::Value::String(text) if text.contains(secret) => {
+                    *text = text.replace(secret, shown_as);
+                }
+                serde_json::Value::Array(items) => {
+                    items
+                        .iter_mut()
+                        .for_each(|item| mask(item, secret, shown_as));
+                }
+                serde_json::Value::Object(members) => {
+                    members
+                        .values_mut()
+                        .for_each(|member| mask(member, secret, shown_as));
+                }
+                _ => {}
+            }
+        }
+        if secret.is_empty() {
+            return Ok(self);
+        }
+        let mut value = serde_json::to_value(&self)?;
+        mask(&mut value, secret, shown_as);
+        Ok(serde_json::from_value(value)?)
+    }
+
     /// No launch over `cause`'s transport came up, so nothing seen there is
     /// evidence: a pass (a refusal that was only a crash) nor a failure. Its
     /// scenarios become errors of that one cause.
@@ -631,6 +661,25 @@ pub(crate) mod tests {
         let mut summary = Summary::new(BTreeMap::new(), false);
         summary.scenarios = scenarios;
         summary
+    }
+
+    #[test]
+    fn a_masked_summary_shows_the_secret_nowhere() {
+        let mut failed = scenario("TC-REQ-009", Level::Required, Status::Failed);
+        if let Some(failure) = failed.failure.as_mut() {
+            failure.summary = "upstream got Bearer AGENT-CLIENT-42".into();
+        }
+        let mut s = summary(vec![failed]);
+        s.gateway
+            .insert("http".into(), "gw --key AGENT-CLIENT-42".into());
+        let masked = s.masked("AGENT-CLIENT-42", "[client credential]").unwrap();
+        let text = masked.json().to_string();
+        assert!(!text.contains("AGENT-CLIENT-42"), "{text}");
+        assert!(
+            text.contains("upstream got Bearer [client credential]"),
+            "{text}"
+        );
+        assert_eq!(masked.scenarios.len(), 1);
     }
 
     #[test]
