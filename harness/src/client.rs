@@ -103,6 +103,24 @@ impl fmt::Display for HandshakeTimedOut {
 
 impl std::error::Error for HandshakeTimedOut {}
 
+/// The MCP endpoint answered the handshake with HTTP 401, 403, 404 or 405:
+/// the client is not let in there, or nothing serves MCP there. That says
+/// how the gateway was reached (`--endpoint`, `--client-auth`), not how it
+/// keeps a rule.
+#[derive(Debug)]
+pub struct EndpointRefused {
+    pub status: u16,
+    failed: String,
+}
+
+impl fmt::Display for EndpointRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.failed)
+    }
+}
+
+impl std::error::Error for EndpointRefused {}
+
 /// One MCP session.
 pub struct McpClient {
     service: RunningService<RoleClient, ClientConfig>,
@@ -196,10 +214,16 @@ impl McpClient {
                 ))
             })?
             .map_err(|error| {
-                anyhow!(
+                let failed = format!(
                     "the MCP handshake failed: {error}; what was seen:{}",
                     wire.since(mark)
-                )
+                );
+                match wire.first_status(mark) {
+                    Some(status @ (401 | 403 | 404 | 405)) => {
+                        anyhow::Error::new(EndpointRefused { status, failed })
+                    }
+                    _ => anyhow!(failed),
+                }
             })?;
         Ok(Self {
             service,

@@ -136,6 +136,18 @@ impl WireLog {
         })
     }
 
+    /// The HTTP status that answered the first POST since `mark`, if any.
+    pub fn first_status(&self, mark: Mark) -> Option<u16> {
+        self.with(|log| {
+            let first = log.next_post - log.posts.len();
+            log.posts
+                .iter()
+                .enumerate()
+                .find(|(index, _)| first + index >= mark.post)
+                .and_then(|(_, post)| post.answer.as_ref().map(|(status, _)| *status))
+        })
+    }
+
     /// The bytes of the largest SSE event's data this session received.
     pub fn largest_event(&self) -> usize {
         self.with(|log| log.largest_event)

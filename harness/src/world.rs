@@ -17,7 +17,7 @@ use tokio::sync::OwnedSemaphorePermit;
 use wiremock::{matchers::any, Mock, ResponseTemplate};
 
 use crate::{
-    client::{CallOutcome, Era, HandshakeTimedOut, McpClient},
+    client::{CallOutcome, EndpointRefused, Era, HandshakeTimedOut, McpClient},
     folder::{inside_scenario, ScenarioDir},
     health::{Health, Refusal},
     json::UnusableSchema,
@@ -900,6 +900,12 @@ impl GatewayWorld {
                     ));
                     continue;
                 }
+                Err(error) if self.era != Era::Discover && error.is::<EndpointRefused>() => {
+                    let status = error
+                        .downcast_ref::<EndpointRefused>()
+                        .map_or(0, |refused| refused.status);
+                    return Err(self.refused_at_endpoint(status, &error).await);
+                }
                 Err(error) => {
                     // Launches that failed alike must read alike: one that
                     // is exiting is reported with its status and last words.
@@ -933,6 +939,47 @@ impl GatewayWorld {
         }
         let running = self.running().context("no gateway")?;
         running.client.as_ref().context("no session")
+    }
+
+    /// A plain `initialize` answered by hand-driven HTTP with a status that
+    /// lets no client in (see [`EndpointRefused`]) leaves the scenario not
+    /// judged, as the SDK's handshake does.
+    pub async fn unless_refused_at_endpoint(&mut self) -> anyhow::Result<()> {
+        let status = match &self.raw {
+            Some(raw) => raw.last()?.status,
+            None => return Ok(()),
+        };
+        if matches!(status, 401 | 403 | 404 | 405) {
+            let answered = format!("a plain initialize was answered with HTTP {status}");
+            return Err(self.refused_at_endpoint(status, &answered).await);
+        }
+        Ok(())
+    }
+
+    /// The gateway's MCP endpoint answered the handshake with `status`
+    /// (401, 403, 404 or 405): how it was reached is wrong, not a rule. The
+    /// scenario is not judged, with what to check.
+    async fn refused_at_endpoint(&mut self, status: u16, seen: &dyn fmt::Display) -> anyhow::Error {
+        let Life::Running(running) = &mut self.life else {
+            return anyhow!("{seen}");
+        };
+        let url = running.gateway.mcp_url().unwrap_or_default();
+        let hint = match (status, running.gateway.client_auth()) {
+            (401 | 403, None) => {
+                "does it let in only clients it knows? --client-auth gives the harness's \
+                 client a credential"
+            }
+            (401 | 403, Some(_)) => {
+                "it did not take the client credential where --client-auth put it"
+            }
+            _ => "does it serve MCP at another path? --endpoint says which",
+        };
+        let reason = format!("its MCP endpoint {url} let no client in ({hint}): {seen:#}");
+        let failure = running.gateway.failure(reason, None).await;
+        self.launch_failed(failure.clone());
+        self.slot = None;
+        self.life = Life::FailedToStart(failure.clone());
+        failure.into()
     }
 
     async fn launched(&mut self) -> anyhow::Result<()> {

@@ -47,6 +47,7 @@ async fn listing_is_stable(world: &mut GatewayWorld) -> StepResult {
 #[when(expr = "an HTTP client sends initialize with protocol version {string}")]
 async fn raw_initialize(world: &mut GatewayWorld, version: String) -> StepResult {
     world.raw_http().await?.initialize(&version, &[]).await?;
+    world.unless_refused_at_endpoint().await?;
     Ok(())
 }
 
