@@ -47,6 +47,9 @@ pub enum Refusal {
     NeverStarted(Transport),
     /// `--max-failures` scenarios failed the run or could not be judged.
     Budget(usize),
+    /// The scenario wants the upstream credential in a place the gateway
+    /// cannot put it (`--credential-in`); the reason.
+    Placement(String),
 }
 
 impl std::fmt::Display for Refusal {
@@ -60,6 +63,7 @@ impl std::fmt::Display for Refusal {
                 f,
                 "launching stopped after {max} scenario(s) failed or could not be judged (--max-failures {max})"
             ),
+            Self::Placement(why) => f.write_str(why),
         }
     }
 }

@@ -230,6 +230,9 @@ fn split_words(text: &str) -> anyhow::Result<Vec<String>> {
 pub struct Target {
     http: Option<Template>,
     stdio: Option<Template>,
+    /// The kinds of place it can put the upstream credential in
+    /// (`--credential-in`); `None`: every kind.
+    credential_kinds: Option<Vec<String>>,
 }
 
 impl Target {
@@ -239,10 +242,12 @@ impl Target {
             Transport::Http => Self {
                 http: Some(template),
                 stdio: None,
+                credential_kinds: None,
             },
             Transport::Stdio => Self {
                 http: None,
                 stdio: Some(template),
+                credential_kinds: None,
             },
         }
     }
@@ -268,6 +273,31 @@ impl Target {
         Ok(Self {
             http: Some(Template::parse(&http, Transport::Http)?),
             stdio: Some(Template::parse(&stdio, Transport::Stdio)?),
+            credential_kinds: None,
+        })
+    }
+
+    /// The same gateway, able to put the upstream credential only in places
+    /// of these kinds (`--credential-in bearer,header`): scenarios that want
+    /// it elsewhere are not run.
+    pub fn taking_credential_in(self, list: &str) -> anyhow::Result<Self> {
+        Ok(Self {
+            credential_kinds: Some(crate::placement::kinds(list)?),
+            ..self
+        })
+    }
+
+    /// Why a scenario that wants the credential at `place` cannot run on
+    /// this gateway, if it cannot.
+    pub fn cannot_take_credential_at(&self, place: &str) -> Option<String> {
+        let kinds = self.credential_kinds.as_ref()?;
+        let kind = crate::placement::kind(place);
+        (!kinds.iter().any(|k| k == kind)).then(|| {
+            format!(
+                "the scenario wants the upstream credential at {place}, and the gateway \
+                 takes it only as {} (--credential-in)",
+                kinds.join(", ")
+            )
         })
     }
 

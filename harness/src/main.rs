@@ -154,6 +154,13 @@ struct RunArgs {
     #[arg(long, value_name = "PLACE", requires = "gateway")]
     client_auth: Option<String>,
 
+    /// The kinds of place the gateway can put the upstream credential in,
+    /// of bearer, basic, header and query (`bearer,header`), for a gateway
+    /// that cannot take some: a scenario that wants it elsewhere is not run,
+    /// with the reason, and its rule is not reported as passed.
+    #[arg(long, value_name = "KINDS", requires = "gateway")]
+    credential_in: Option<String>,
+
     /// A folder of .feature files to run instead of the built-in scenarios
     /// (`list` prints where those are written: copy and edit them).
     #[arg(long, value_name = "DIR")]
@@ -406,6 +413,9 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
                 target =
                     target.with_stdio(Template::parse(stdio, Transport::Stdio).map_err(usage)?);
             }
+            if let Some(kinds) = &args.credential_in {
+                target = target.taking_credential_in(kinds).map_err(usage)?;
+            }
             target
         }
         None => Target::reference().map_err(usage)?,
@@ -471,6 +481,9 @@ fn rerun_command(args: &RunArgs) -> String {
     }
     if let Some(place) = &args.client_auth {
         option("--client-auth", place);
+    }
+    if let Some(kinds) = &args.credential_in {
+        option("--credential-in", kinds);
     }
     if let Some(folder) = &args.features {
         let folder = folder.canonicalize().unwrap_or_else(|_| folder.clone());

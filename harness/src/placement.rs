@@ -12,6 +12,30 @@ use serde_json::Value;
 /// The tag of scenarios whose gateway must find the place on its own.
 pub const FROM_DOCUMENT_TAG: &str = "credential-from-document";
 
+/// The kinds of place a credential can go: a place is one of them, with
+/// `:NAME` after `header` and `query`.
+pub const KINDS: [&str; 4] = ["bearer", "basic", "header", "query"];
+
+/// The kind of a place (`header` for `header:X-Api-Key`).
+pub fn kind(place: &str) -> &str {
+    place.split_once(':').map_or(place, |(kind, _)| kind)
+}
+
+/// The kinds a gateway can take, from `--credential-in` (`bearer,header`).
+pub fn kinds(list: &str) -> anyhow::Result<Vec<String>> {
+    let kinds: Vec<String> = list
+        .split(',')
+        .map(|kind| kind.trim().to_ascii_lowercase())
+        .collect();
+    if let Some(unknown) = kinds.iter().find(|kind| !KINDS.contains(&kind.as_str())) {
+        anyhow::bail!(
+            "--credential-in takes a list of {}, not `{unknown}`",
+            KINDS.join(", ")
+        );
+    }
+    Ok(kinds)
+}
+
 /// The `HOSTED_MCP_CREDENTIAL_IN` value for a document: `bearer`, `basic`,
 /// `header:NAME` or `query:NAME`. A document that does not parse (a loading
 /// scenario's broken one) gets `bearer`, the place when nothing says otherwise.
@@ -101,5 +125,13 @@ mod tests {
     )]
     fn places_the_credential_as_tc_req_017_says(#[case] document: &str, #[case] expected: &str) {
         assert_eq!(credential_in(document), expected);
+        assert!(KINDS.contains(&kind(expected)), "{expected}");
+    }
+
+    #[test]
+    fn reads_the_kinds_a_gateway_can_take() {
+        assert_eq!(kinds("bearer, Header").unwrap(), ["bearer", "header"]);
+        assert!(kinds("bearer,cookie").is_err());
+        assert!(kinds("").is_err());
     }
 }

@@ -370,7 +370,9 @@ impl GatewayWorld {
                 None,
                 Some(format!("the gateway exited during the scenario ({status})")),
             ),
-            Life::Refused(budget @ Refusal::Budget(_)) => (Some(budget.to_string()), None),
+            Life::Refused(refusal @ (Refusal::Budget(_) | Refusal::Placement(_))) => {
+                (Some(refusal.to_string()), None)
+            }
             Life::Refused(refusal) => (None, Some(refusal.to_string())),
             _ => (None, None),
         };
@@ -1029,6 +1031,14 @@ impl GatewayWorld {
                 self.transport
             )
         })?;
+        if let Some(why) = credential_in
+            .as_deref()
+            .and_then(|place| launcher.target.cannot_take_credential_at(place))
+        {
+            let refusal = Refusal::Placement(why);
+            self.life = Life::Refused(refusal.clone());
+            return Err(refusal.into());
+        }
         let dir = ScenarioDir::create()?;
         let extension = if document.trim_start().starts_with('{') {
             "json"

@@ -154,6 +154,50 @@ fn a_transport_not_offered_is_not_run_and_never_passed() {
     );
 }
 
+/// A gateway that cannot put the credential in a query or as basic
+/// credentials (`--credential-in bearer,header`) has those scenarios not
+/// run, with the reason, and their rules never passed; the scenarios whose
+/// gateway reads the place from the document itself are judged as before.
+#[test]
+fn a_credential_place_the_gateway_cannot_take_is_not_run_and_never_passed() {
+    let run = harness(
+        "credential-places",
+        &[
+            "--gateway",
+            &http_template(&reference()),
+            "--credential-in",
+            "bearer,header",
+            "--tags",
+            "@TC-REQ-014 or @TC-REQ-015 or @TC-REQ-017",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    for rule in ["TC-REQ-014", "TC-REQ-015"] {
+        assert_eq!(run.rule(rule)["status"], "not_run", "{}", run.stdout);
+    }
+    // Its scenarios read the place from the document: no hint, no refusal.
+    assert_eq!(run.rule("TC-REQ-017")["status"], "passed", "{}", run.stdout);
+    assert_eq!(run.count("not_run"), 3, "{}", run.stdout);
+    assert!(
+        run.stdout.contains(
+            "not run: the scenario wants the upstream credential at query:api_key, and the \
+             gateway takes it only as bearer, header (--credential-in)"
+        ),
+        "{}",
+        run.stdout
+    );
+    let wrong = harness(
+        "credential-places-unknown",
+        &[
+            "--gateway",
+            &http_template(&reference()),
+            "--credential-in",
+            "bearer,cookie",
+        ],
+    );
+    assert_eq!(wrong.code, 2, "{}", wrong.stdout);
+}
+
 #[test]
 fn a_gateway_that_does_not_start_is_an_error_not_a_broken_rule() {
     let run = harness(
