@@ -398,7 +398,7 @@ fn argument_names(tool: &Value) -> BTreeSet<String> {
 
 /// Letters and digits only, lower-cased: `list_pets`, `List-Pets` and
 /// `listPets` fold alike.
-fn fold(name: &str) -> String {
+pub(crate) fn fold(name: &str) -> String {
     name.chars()
         .filter(char::is_ascii_alphanumeric)
         .map(|c| c.to_ascii_lowercase())

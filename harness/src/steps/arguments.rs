@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::failure::{fail, StepResult};
 use super::support::{table, tool, yes};
 use crate::json::{follow, show};
+use crate::naming::fold;
 use crate::world::GatewayWorld;
 
 /// The tool's argument names and the required ones.
@@ -134,14 +135,34 @@ async fn header_argument(
 }
 
 /// The argument names that stand for `header`: its name, or its name with a
-/// location prefix, in any case.
+/// location prefix, in any case, and with separators set aside
+/// (`X_Client_Version` for `X-Client-Version`, as some gateways write
+/// header arguments).
 fn for_header<'a>(names: &'a BTreeSet<String>, header: &str) -> Vec<&'a String> {
+    let folded = fold(header);
     let header = header.to_ascii_lowercase();
     names
         .iter()
         .filter(|n| {
-            let n = n.to_ascii_lowercase();
-            n == header || n.ends_with(&format!("_{header}"))
+            let lower = n.to_ascii_lowercase();
+            lower == header || lower.ends_with(&format!("_{header}")) || fold(n) == folded
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_argument_stands_for_a_header_whatever_its_case_and_separators() {
+        let names: BTreeSet<String> = ["X_Client_Version", "header_Accept", "limit", "xpayment"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(for_header(&names, "X-Client-Version"), ["X_Client_Version"]);
+        assert_eq!(for_header(&names, "accept"), ["header_Accept"]);
+        assert_eq!(for_header(&names, "X-Payment"), ["xpayment"]);
+        assert!(for_header(&names, "X-Limit").is_empty());
+    }
 }
