@@ -36,7 +36,7 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Methods in the order the rules list them within a path.
 const METHODS: [&str; 8] = [
@@ -370,6 +370,60 @@ fn pair(evidence: &[Vec<Option<Evidence>>], tools: usize) -> Vec<Option<usize>> 
     tool_of
 }
 
+/// A call's top-level arguments (`given`, under the rules' names) as a tool
+/// that takes the arguments `taken` (its input schema's properties) names
+/// them, and what was renamed. An argument the tool does not take goes
+/// under the name of the one it does take that is the same once case and
+/// separators are set aside (`X_Trace` for `X-Trace`); a `body` the tool
+/// does not take, whose members it takes as arguments of their own (as
+/// gateways that spread the request body do), is spread likewise. Anything
+/// else stays as given.
+pub fn as_the_gateway_names(
+    given: &Map<String, Value>,
+    taken: &Map<String, Value>,
+) -> (Map<String, Value>, Vec<String>) {
+    let mut renamed = Vec::new();
+    let mut out = Map::new();
+    for (key, value) in given {
+        if let Some(members) = spread_body(key, value, taken, given) {
+            renamed.push("the body's members as arguments of their own".to_owned());
+            out.extend(members.clone());
+            continue;
+        }
+        let alike: Vec<&String> = taken
+            .keys()
+            .filter(|name| fold(name) == fold(key))
+            .collect();
+        let key = match alike[..] {
+            [name] if !taken.contains_key(key) && !given.contains_key(name) => {
+                renamed.push(format!("{key:?} as {name:?}"));
+                name.clone()
+            }
+            _ => key.clone(),
+        };
+        out.insert(key, value.clone());
+    }
+    (out, renamed)
+}
+
+/// The members of a `body` argument, where the tool takes no `body` but
+/// takes each member as an argument that was not given otherwise.
+fn spread_body<'a>(
+    key: &str,
+    value: &'a Value,
+    taken: &Map<String, Value>,
+    given: &Map<String, Value>,
+) -> Option<&'a Map<String, Value>> {
+    let members = value.as_object()?;
+    let spread = key == "body"
+        && !taken.contains_key("body")
+        && !members.is_empty()
+        && members
+            .keys()
+            .all(|member| taken.contains_key(member) && !given.contains_key(member));
+    spread.then_some(members)
+}
+
 /// Whether the tool says, in its description, title or annotations, that
 /// it calls the operation: its method (any case) and path, side by side.
 fn states_method_and_path(tool: &Value, operation: &Operation) -> bool {
@@ -448,6 +502,36 @@ fn is_subsequence(short: &str, long: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn object(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn arguments_go_under_the_gateways_names_where_one_is_plainly_theirs() {
+        let taken = object(serde_json::json!({
+            "X_Trace": {}, "limit": {}, "name": {}, "age": {},
+        }));
+        let given = object(serde_json::json!({
+            "X-Trace": "t", "limit": 5, "body": {"name": "Rex", "age": 3},
+        }));
+        let (out, renamed) = as_the_gateway_names(&given, &taken);
+        assert_eq!(
+            Value::Object(out),
+            serde_json::json!({"X_Trace": "t", "limit": 5, "name": "Rex", "age": 3})
+        );
+        assert_eq!(renamed.len(), 2, "{renamed:?}");
+        // A body with a member the tool does not take, and arguments no
+        // name of the tool's stands for, stay as they are.
+        let given = object(serde_json::json!({"body": {"name": "Rex", "owner": 1}, "X-Other": 1}));
+        let (out, renamed) = as_the_gateway_names(&given, &taken);
+        assert_eq!(out, given);
+        assert!(renamed.is_empty());
+        // Two names of the tool's alike: neither is plainly the one.
+        let taken = object(serde_json::json!({"x_trace": {}, "X-TRACE_": {}}));
+        let given = object(serde_json::json!({"X-Trace": "t"}));
+        assert_eq!(as_the_gateway_names(&given, &taken).0, given);
+    }
 
     #[test]
     fn names_operations_as_the_rules_do_in_list_order() {

@@ -630,6 +630,7 @@ impl GatewayWorld {
         arguments: Value,
     ) -> anyhow::Result<&CallOutcome> {
         let name = self.tool_name(name).await?;
+        let arguments = self.as_the_gateway_names(&name, arguments).await?;
         let request = call_request(&name, &arguments);
         let session = self.session().await?;
         let started = Instant::now();
@@ -638,6 +639,46 @@ impl GatewayWorld {
         let (outcome, broken) = self.record_call(request, called)?;
         self.note_transport(broken);
         Ok(self.keep_outcome(outcome))
+    }
+
+    /// `arguments` under the names the gateway gives them (see
+    /// [`naming::as_the_gateway_names`]), with a note for the report. Not in
+    /// the argument rules' own scenarios, whose matter the names are.
+    async fn as_the_gateway_names(
+        &mut self,
+        tool: &str,
+        arguments: Value,
+    ) -> anyhow::Result<Value> {
+        let Value::Object(given) = arguments else {
+            return Ok(arguments);
+        };
+        let judges_arguments = self
+            .rules
+            .iter()
+            .any(|rule| rule.starts_with(ARGUMENT_RULES));
+        if !self.resolve_names || judges_arguments {
+            return Ok(Value::Object(given));
+        }
+        let tools = self.list_tools().await?;
+        let Some(taken) = tools
+            .iter()
+            .find(|listed| listed["name"] == tool)
+            .and_then(|listed| listed["inputSchema"]["properties"].as_object())
+        else {
+            return Ok(Value::Object(given));
+        };
+        let (out, renamed) = naming::as_the_gateway_names(&given, taken);
+        if !renamed.is_empty() {
+            let note = format!(
+                "the gateway takes arguments otherwise (the argument rules' matter): {} sent {}",
+                tool,
+                renamed.join(", ")
+            );
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+        }
+        Ok(Value::Object(out))
     }
 
     /// Calls a tool in a session of its own whose every HTTP request carries
@@ -649,6 +690,7 @@ impl GatewayWorld {
         headers: &[(String, String)],
     ) -> anyhow::Result<&CallOutcome> {
         let name = self.tool_name(name).await?;
+        let arguments = self.as_the_gateway_names(&name, arguments).await?;
         let request = call_request(&name, &arguments);
         let url = self.mcp_url().await?;
         let headers = self
@@ -1169,6 +1211,10 @@ paths:
       operationId: listPets
       responses: {"200": {description: ok}}
 "#;
+
+/// The rule ID prefix of the argument rules, whose scenarios call tools with
+/// the rules' argument names whatever the gateway's.
+const ARGUMENT_RULES: &str = "TC-ARG-";
 
 /// Characters of a call's arguments or answer shown in a report.
 const CALL_SHOWN: usize = 2000;
