@@ -643,7 +643,8 @@ impl GatewayWorld {
 
     /// `arguments` under the names the gateway gives them (see
     /// [`naming::as_the_gateway_names`]), with a note for the report. Not in
-    /// the argument rules' own scenarios, whose matter the names are.
+    /// the argument rules' own scenarios, whose matter the names are. A
+    /// body the tool takes in no way leaves the scenario not judged.
     async fn as_the_gateway_names(
         &mut self,
         tool: &str,
@@ -668,6 +669,16 @@ impl GatewayWorld {
             return Ok(Value::Object(given));
         };
         let (out, renamed) = naming::as_the_gateway_names(&given, taken);
+        if out.contains_key("body") && !taken.contains_key("body") {
+            let takes: Vec<&String> = taken.keys().collect();
+            return Err(self.not_judged(
+                "TC-ARG-003",
+                format!(
+                    "tool {tool:?} takes no body argument, and not the body's members either \
+                     (it takes {takes:?}), so the call's request body cannot be given"
+                ),
+            ));
+        }
         if !renamed.is_empty() {
             let note = format!(
                 "the gateway takes arguments otherwise (the argument rules' matter): {} sent {}",
