@@ -26,8 +26,11 @@
 //!    gateway lists as many tools as the document has operations.
 //!
 //! A pair is made only when, at that strength or a stronger one, the tool
-//! points at that operation alone and the operation at that tool alone;
-//! each pair made takes both out of the running, and the search starts
+//! points at that operation before any other and the operation at that
+//! tool (the stronger evidence first, then, for names with affixes, cut
+//! short or abbreviated, the fewer characters apart: `lst-things-9` is
+//! `listThings-9`'s, not `listThings-19`'s); a tie singles out nothing.
+//! Each pair made takes both out of the running, and the search starts
 //! again from the strongest evidence. Where nothing singles a tool out, it
 //! is not found, and the tools still in the running are its candidates. A
 //! tool's place in the list is no evidence: it holds only while the gateway
@@ -234,8 +237,11 @@ impl Evidence {
         Evidence::SameArguments,
     ];
 
-    /// The strongest evidence that `tool` is `operation`'s, if any.
-    fn between(operation: &Operation, tool: &Value) -> Option<Evidence> {
+    /// The strongest evidence that `tool` is `operation`'s, if any, with
+    /// how far the names are apart within it: the characters added or left
+    /// out of a name with affixes, cut short or abbreviated (`lst-things-9`
+    /// is nearer `listThings-9` than `listThings-19`), none for the rest.
+    fn between(operation: &Operation, tool: &Value) -> Option<Found> {
         let written = tool["name"].as_str().unwrap_or_default();
         let name = fold(written);
         if name.is_empty() {
@@ -243,34 +249,43 @@ impl Evidence {
         }
         let rules_name = fold(&operation.name);
         let names = || std::iter::once(&rules_name).chain(&operation.aliases);
+        let apart = |known: &String| name.len().abs_diff(known.len());
+        let nearest =
+            |matches: &dyn Fn(&String) -> bool| names().filter(|k| matches(k)).map(apart).min();
         let runs = word_runs(written);
         if name == rules_name {
-            Some(Evidence::RulesName)
-        } else if operation.aliases.contains(&name) {
-            Some(Evidence::OtherName)
-        } else if name == operation.without_parameters {
-            Some(Evidence::PathWithoutParameters)
-        } else if names().any(|known| {
+            return Some((Evidence::RulesName, 0));
+        }
+        if operation.aliases.contains(&name) {
+            return Some((Evidence::OtherName, 0));
+        }
+        if name == operation.without_parameters {
+            return Some((Evidence::PathWithoutParameters, 0));
+        }
+        if let Some(gap) = nearest(&|known| {
             (known.len() >= SHORTEST_PART && runs.contains(known))
                 || (name.len() >= SHORTEST_CUT && known.starts_with(&name))
         }) {
-            Some(Evidence::Affixed)
-        } else if states_method_and_path(tool, operation) {
-            Some(Evidence::StatedMethodAndPath)
-        } else if name.len() >= SHORTEST_PART
-            && names().any(|known| {
+            return Some((Evidence::Affixed, gap));
+        }
+        if states_method_and_path(tool, operation) {
+            return Some((Evidence::StatedMethodAndPath, 0));
+        }
+        if name.len() >= SHORTEST_PART {
+            if let Some(gap) = nearest(&|known| {
                 known.len() >= SHORTEST_PART
                     && (is_subsequence(&name, known) || is_subsequence(known, &name))
-            })
-        {
-            Some(Evidence::Abbreviated)
-        } else if argument_names(tool) == operation.arguments {
-            Some(Evidence::SameArguments)
-        } else {
-            None
+            }) {
+                return Some((Evidence::Abbreviated, gap));
+            }
         }
+        (argument_names(tool) == operation.arguments).then_some((Evidence::SameArguments, 0))
     }
 }
+
+/// Evidence that a tool is an operation's, and how far their names are
+/// apart within that kind: lower is nearer.
+type Found = (Evidence, usize);
 
 /// Why no listed tool could be told to be an operation's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -289,7 +304,7 @@ pub fn find(wanted: &str, operations: &[Operation], listed: &[Value]) -> Result<
             candidates: Vec::new(),
         });
     };
-    let evidence: Vec<Vec<Option<Evidence>>> = operations
+    let evidence: Vec<Vec<Option<Found>>> = operations
         .iter()
         .map(|operation| {
             listed
@@ -324,13 +339,23 @@ pub fn find(wanted: &str, operations: &[Operation], listed: &[Value]) -> Result<
 }
 
 /// Each operation's tool (`evidence[operation][tool]`), where the evidence
-/// singles it out.
-fn pair(evidence: &[Vec<Option<Evidence>>], tools: usize) -> Vec<Option<usize>> {
+/// singles it out: among the evidence at a strength or a stronger one, the
+/// tool is the operation's one nearest, and the operation the tool's.
+fn pair(evidence: &[Vec<Option<Found>>], tools: usize) -> Vec<Option<usize>> {
     let operations = evidence.len();
     let mut tool_of: Vec<Option<usize>> = vec![None; operations];
     let mut taken = vec![false; tools];
-    let at_most = |o: usize, t: usize, strength: Evidence| {
-        evidence[o][t].is_some_and(|found| found <= strength)
+    // The one nearest of `candidates` (index and evidence), if one is.
+    let nearest = |candidates: Vec<(usize, Found)>| -> Option<usize> {
+        let best = candidates.iter().map(|(_, found)| *found).min()?;
+        match candidates
+            .iter()
+            .filter(|(_, found)| *found == best)
+            .collect::<Vec<_>>()[..]
+        {
+            [(one, _)] => Some(*one),
+            _ => None,
+        }
     };
     'search: loop {
         for strength in Evidence::STRONGEST_FIRST {
@@ -339,16 +364,20 @@ fn pair(evidence: &[Vec<Option<Evidence>>], tools: usize) -> Vec<Option<usize>> 
                 if tool_of[operation].is_some() {
                     continue;
                 }
-                let tools_of_it: Vec<usize> = (0..tools)
-                    .filter(|&t| !taken[t] && at_most(operation, t, strength))
+                let within =
+                    |o: usize, t: usize| evidence[o][t].filter(|found| found.0 <= strength);
+                let tools_of_it = (0..tools)
+                    .filter(|&t| !taken[t])
+                    .filter_map(|t| within(operation, t).map(|found| (t, found)))
                     .collect();
-                let [tool] = tools_of_it[..] else { continue };
-                let alone = (0..operations).all(|other| {
-                    other == operation
-                        || tool_of[other].is_some()
-                        || !at_most(other, tool, strength)
-                });
-                if alone {
+                let Some(tool) = nearest(tools_of_it) else {
+                    continue;
+                };
+                let operations_of_it = (0..operations)
+                    .filter(|&o| tool_of[o].is_none())
+                    .filter_map(|o| within(o, tool).map(|found| (o, found)))
+                    .collect();
+                if nearest(operations_of_it) == Some(operation) {
                     tool_of[operation] = Some(tool);
                     taken[tool] = true;
                     paired = true;
@@ -685,6 +714,26 @@ paths:
             found(one, "createThing", &["do_it", "health"]),
             Err(vec!["do_it".to_owned(), "health".to_owned()])
         );
+    }
+
+    #[test]
+    fn an_abbreviation_goes_to_the_nearest_name() {
+        let mut document = "openapi: 3.1.0\npaths:\n".to_owned();
+        for n in 1..=32 {
+            document.push_str(&format!(
+                "  /things/{n}:\n    get: {{operationId: listThings-{n}}}\n"
+            ));
+        }
+        // lst-things-9 abbreviates listThings-19 and -29 too, but less nearly.
+        let names: Vec<String> = (1..=32).rev().map(|n| format!("lst-things-{n}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        for n in [1, 9, 19, 32] {
+            let wanted = format!("listThings-{n}");
+            assert_eq!(
+                found(&document, &wanted, &names),
+                Ok(format!("lst-things-{n}"))
+            );
+        }
     }
 
     #[test]
