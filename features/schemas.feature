@@ -215,7 +215,9 @@ Feature: Input schemas
     And in the input schema of "drawShape", "/properties/shape/properties/either/anyOf/0/properties/radius/type" is "number"
     And in the input schema of "drawShape", "/properties/shape/properties/either/anyOf/1/properties/side/type" is "number"
     And in the input schema of "drawShape", "/properties/shape/properties/one/oneOf/0/properties/radius/type" is "number"
-    And in the input schema of "drawShape", "/properties/shape/properties/all/allOf/0/properties/side/type" is "number"
+    # An allOf of one schema may be merged into its place: what it admits tells.
+    And the input schema of "drawShape" admits {"shape": {"all": {"side": 2}}}
+    And the input schema of "drawShape" does not admit {"shape": {"all": {"side": "wide"}}}
     And in the input schema of "drawShape", "/properties/shape/properties/list/items/properties/radius/type" is "number"
     And in the input schema of "drawShape", "/properties/shape/properties/byName/additionalProperties/properties/side/type" is "number"
     And in the input schema of "drawShape", "/properties/shape/properties/notCircle/not/properties/radius/type" is "number"
