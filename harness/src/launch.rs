@@ -29,6 +29,7 @@ use tokio::{
 use crate::{
     client_auth::{ClientAuth, CLIENT_CREDENTIAL_ENV},
     leftovers,
+    prepare::Preparation,
 };
 
 /// The environment variable that carries the stored credential to the gateway.
@@ -125,6 +126,25 @@ impl Template {
         })
     }
 
+    /// The preparation step of a gateway built per document (`--prepare`,
+    /// see [`crate::prepare`]): it needs `{openapi}` and `{prepared}`.
+    pub fn parse_preparation(text: &str) -> anyhow::Result<Self> {
+        let words = split_words(text)?;
+        if words.is_empty() {
+            bail!("the preparation command is empty");
+        }
+        for placeholder in ["{openapi}", "{prepared}"] {
+            if !words.iter().any(|w| w.contains(placeholder)) {
+                bail!("the preparation command must contain {placeholder}: `{text}`");
+            }
+        }
+        Ok(Self {
+            words,
+            endpoint: DEFAULT_ENDPOINT.to_owned(),
+            client_auth: None,
+        })
+    }
+
     /// The same command, serving MCP at `path` (`/api/mcp`) rather than
     /// [`DEFAULT_ENDPOINT`].
     pub fn at_endpoint(self, path: &str) -> anyhow::Result<Self> {
@@ -154,7 +174,7 @@ impl Template {
         self.client_auth.as_ref()
     }
 
-    fn render(&self, vars: &[(&str, &str)]) -> Vec<String> {
+    pub(crate) fn render(&self, vars: &[(&str, &str)]) -> Vec<String> {
         self.words
             .iter()
             .map(|word| {
@@ -233,6 +253,8 @@ pub struct Target {
     /// The kinds of place it can put the upstream credential in
     /// (`--credential-in`); `None`: every kind.
     credential_kinds: Option<Vec<String>>,
+    /// Its preparation step per document (`--prepare`), if it has one.
+    preparation: Option<Preparation>,
 }
 
 impl Target {
@@ -243,11 +265,13 @@ impl Target {
                 http: Some(template),
                 stdio: None,
                 credential_kinds: None,
+                preparation: None,
             },
             Transport::Stdio => Self {
                 http: None,
                 stdio: Some(template),
                 credential_kinds: None,
+                preparation: None,
             },
         }
     }
@@ -274,6 +298,7 @@ impl Target {
             http: Some(Template::parse(&http, Transport::Http)?),
             stdio: Some(Template::parse(&stdio, Transport::Stdio)?),
             credential_kinds: None,
+            preparation: None,
         })
     }
 
@@ -285,6 +310,19 @@ impl Target {
             credential_kinds: Some(crate::placement::kinds(list)?),
             ..self
         })
+    }
+
+    /// The same gateway, built from each document by `preparation` first.
+    pub fn prepared_by(self, preparation: Template) -> Self {
+        Self {
+            preparation: Some(Preparation::new(preparation)),
+            ..self
+        }
+    }
+
+    /// Its preparation step per document, if it has one.
+    pub fn preparation(&self) -> Option<&Preparation> {
+        self.preparation.as_ref()
     }
 
     /// Why a scenario that wants the credential at `place` cannot run on
@@ -357,6 +395,9 @@ pub struct Launch<'a> {
     pub credential: &'a str,
     /// Where the credential goes, passed in [`CREDENTIAL_IN_ENV`].
     pub credential_in: Option<&'a str>,
+    /// The folder the preparation step made for the document, if there is
+    /// one (`{prepared}`).
+    pub prepared: Option<&'a Path>,
 }
 
 /// How a gateway was launched, as a report shows it: the command as run and
@@ -372,12 +413,20 @@ pub struct Invocation {
 impl Invocation {
     fn of(words: &[String], launch: &Launch<'_>) -> Self {
         Self {
+            credential_in: launch.credential_in.map(str::to_owned),
+            ..Self::of_command(words)
+        }
+    }
+
+    /// A command as run, with no variables of the harness's.
+    pub fn of_command(words: &[String]) -> Self {
+        Self {
             command: words
                 .iter()
                 .map(|word| shell_quoted(word))
                 .collect::<Vec<_>>()
                 .join(" "),
-            credential_in: launch.credential_in.map(str::to_owned),
+            credential_in: None,
         }
     }
 
@@ -513,10 +562,15 @@ impl Gateway {
     ) -> Result<Self, StartFailure> {
         let port_text = port.map(|p| p.to_string()).unwrap_or_default();
         let openapi = launch.openapi.to_string_lossy();
+        let prepared = launch
+            .prepared
+            .map(|dir| dir.to_string_lossy())
+            .unwrap_or_default();
         let words = template.render(&[
             ("{openapi}", &openapi),
             ("{base_url}", launch.base_url),
             ("{port}", &port_text),
+            ("{prepared}", &prepared),
         ]);
         // Over stdio the pipes carry MCP; over HTTP they carry nothing.
         let mcp_pipe = || {

@@ -154,6 +154,14 @@ struct RunArgs {
     #[arg(long, value_name = "PLACE", requires = "gateway")]
     client_auth: Option<String>,
 
+    /// A command that builds the gateway from each document before its first
+    /// launch, as code generators do: run once per distinct document and
+    /// kept for the run. Placeholders: {openapi}, and {prepared}, the folder
+    /// to build in, which the gateway's template may use too. A step that
+    /// exits non-zero refuses the document, as a gateway that exits would.
+    #[arg(long, value_name = "TEMPLATE", requires = "gateway")]
+    prepare: Option<String>,
+
     /// The kinds of place the gateway can put the upstream credential in,
     /// of bearer, basic, header and query (`bearer,header`), for a gateway
     /// that cannot take some: a scenario that wants it elsewhere is not run,
@@ -416,6 +424,9 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
             if let Some(kinds) = &args.credential_in {
                 target = target.taking_credential_in(kinds).map_err(usage)?;
             }
+            if let Some(step) = &args.prepare {
+                target = target.prepared_by(Template::parse_preparation(step).map_err(usage)?);
+            }
             target
         }
         None => Target::reference().map_err(usage)?,
@@ -484,6 +495,9 @@ fn rerun_command(args: &RunArgs) -> String {
     }
     if let Some(kinds) = &args.credential_in {
         option("--credential-in", kinds);
+    }
+    if let Some(step) = &args.prepare {
+        option("--prepare", step);
     }
     if let Some(folder) = &args.features {
         let folder = folder.canonicalize().unwrap_or_else(|_| folder.clone());

@@ -108,6 +108,9 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             gateway.insert(transport.name().to_owned(), template.to_string());
         }
     }
+    if let Some(step) = options.target.preparation() {
+        gateway.insert("prepare".to_owned(), step.template().to_string());
+    }
     let mut summary = Summary::new(gateway, options.strict);
     summary.shards.extend(options.shard);
     // Known now, so listed failures do not count against --max-failures.

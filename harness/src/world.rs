@@ -1105,15 +1105,16 @@ impl GatewayWorld {
         }
         // Not "openapi.*": an error that names the file must not pass for
         // one that names the missing `openapi` field.
-        let openapi = self.document_folder.join(format!("document.{extension}"));
-        let openapi = dir.write(&openapi, &document)?;
+        let within = self.document_folder.join(format!("document.{extension}"));
+        let openapi = dir.write(&within, &document)?;
         let credential = self.credential.clone();
-        let launch = Launch {
-            openapi: &openapi,
-            base_url: &base_url,
-            credential: &credential,
-            credential_in: credential_in.as_deref(),
-        };
+        // The document as the preparation step tells documents apart.
+        let written: Vec<(PathBuf, String)> = self
+            .files
+            .iter()
+            .map(|(path, text)| (path.clone(), text.replace(BASE_URL_PLACEHOLDER, &base_url)))
+            .chain([(within, document.clone())])
+            .collect();
         // What getting a gateway by launching costs, its turn included.
         let asked = Instant::now();
         // The start-up window opens with the launch, not while waiting for a turn.
@@ -1129,8 +1130,31 @@ impl GatewayWorld {
         self.launched_key = Some(self.launch_key());
         self.served_before = 0;
         self.count_launch();
-        let mut started =
-            Gateway::start(template, self.transport, launch, self.start_timeout()).await;
+        // A gateway built per document is built once, under this launch's turn.
+        let prepared = match launcher.target.preparation() {
+            Some(step) => {
+                let document: Vec<(&Path, &str)> = written
+                    .iter()
+                    .map(|(path, text)| (path.as_path(), text.as_str()))
+                    .collect();
+                Some(step.prepared(&openapi, &document).await)
+            }
+            None => None,
+        };
+        let launch = Launch {
+            openapi: &openapi,
+            base_url: &base_url,
+            credential: &credential,
+            credential_in: credential_in.as_deref(),
+            prepared: prepared
+                .as_ref()
+                .and_then(|p| p.as_ref().ok())
+                .map(PathBuf::as_path),
+        };
+        let mut started = match &prepared {
+            Some(Err(refused)) => Err(refused.clone()),
+            _ => Gateway::start(template, self.transport, launch, self.start_timeout()).await,
+        };
         if started.as_ref().is_err_and(|f| f.timed_out) && self.may_relaunch() {
             self.relaunch("did not accept TCP connections");
             self.count_launch();

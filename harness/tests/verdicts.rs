@@ -198,6 +198,55 @@ fn a_credential_place_the_gateway_cannot_take_is_not_run_and_never_passed() {
     assert_eq!(wrong.code, 2, "{}", wrong.stdout);
 }
 
+/// A gateway built per document (`--prepare`, as code generators are) is
+/// judged as any other: its preparation runs once per distinct document,
+/// however many scenarios launch it, and a preparation that refuses a
+/// document is the gateway's refusal (TC-LOAD-006 judges its words).
+#[test]
+fn a_gateway_built_per_document_is_prepared_once_per_document() {
+    let dir = scratch("prepare");
+    let log = dir.join("prepared.log");
+    let _ = std::fs::remove_file(&log);
+    let script = test_gateway("generates.py");
+    let prepare = format!("python3 {script} prepare {{openapi}} {{prepared}}");
+    let gateway = format!(
+        "python3 {script} serve {} {{prepared}} --base-url {{base_url}} --port {{port}} --openapi {{openapi}}",
+        reference()
+    );
+    std::env::set_var("GENERATES_LOG", &log);
+    let run = harness(
+        "prepare",
+        &[
+            "--prepare",
+            &prepare,
+            "--gateway",
+            &gateway,
+            "--isolate",
+            "--tags",
+            "@TC-LOAD-006 or @TC-NAME-005 or @TC-CHECK-001",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.report["gateway"]["prepare"], prepare.as_str());
+    let prepared: Vec<String> = std::fs::read_to_string(&log)
+        .expect("the preparation log")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let distinct: std::collections::BTreeSet<&String> = prepared.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        prepared.len(),
+        "a document was prepared twice"
+    );
+    let launches = run.report["launches"].as_u64().unwrap_or(0);
+    assert!(
+        (prepared.len() as u64) < launches,
+        "{} preparations for {launches} launches",
+        prepared.len()
+    );
+}
+
 #[test]
 fn a_gateway_that_does_not_start_is_an_error_not_a_broken_rule() {
     let run = harness(
