@@ -29,7 +29,6 @@ use tokio::{
 use crate::{
     client_auth::{ClientAuth, CLIENT_CREDENTIAL_ENV},
     leftovers,
-    prepare::Preparation,
 };
 
 /// The environment variable that carries the stored credential to the gateway.
@@ -126,8 +125,8 @@ impl Template {
         })
     }
 
-    /// The preparation step of a gateway built per document (`--prepare`,
-    /// see [`crate::prepare`]): it needs `{openapi}` and `{prepared}`.
+    /// The preparation step of a gateway built per document (`--prepare`):
+    /// it needs `{openapi}` and `{prepared}`.
     pub fn parse_preparation(text: &str) -> anyhow::Result<Self> {
         let words = split_words(text)?;
         if words.is_empty() {
@@ -253,8 +252,6 @@ pub struct Target {
     /// The kinds of place it can put the upstream credential in
     /// (`--credential-in`); `None`: every kind.
     credential_kinds: Option<Vec<String>>,
-    /// Its preparation step per document (`--prepare`), if it has one.
-    preparation: Option<Preparation>,
 }
 
 impl Target {
@@ -265,13 +262,11 @@ impl Target {
                 http: Some(template),
                 stdio: None,
                 credential_kinds: None,
-                preparation: None,
             },
             Transport::Stdio => Self {
                 http: None,
                 stdio: Some(template),
                 credential_kinds: None,
-                preparation: None,
             },
         }
     }
@@ -298,7 +293,6 @@ impl Target {
             http: Some(Template::parse(&http, Transport::Http)?),
             stdio: Some(Template::parse(&stdio, Transport::Stdio)?),
             credential_kinds: None,
-            preparation: None,
         })
     }
 
@@ -310,19 +304,6 @@ impl Target {
             credential_kinds: Some(crate::placement::kinds(list)?),
             ..self
         })
-    }
-
-    /// The same gateway, built from each document by `preparation` first.
-    pub fn prepared_by(self, preparation: Template) -> Self {
-        Self {
-            preparation: Some(Preparation::new(preparation)),
-            ..self
-        }
-    }
-
-    /// Its preparation step per document, if it has one.
-    pub fn preparation(&self) -> Option<&Preparation> {
-        self.preparation.as_ref()
     }
 
     /// Why a scenario that wants the credential at `place` cannot run on

@@ -11,7 +11,7 @@
 //!   never starts, `--max-failures`).
 //! - [`reference`](mod@reference): the reference gateway a run without `--gateway`
 //!   checks (built in the workspace, else beside the harness or on `PATH`).
-//! - `prepare`: the preparation step of a gateway built per document
+//! - [`prepare`]: the preparation step of a gateway built per document
 //!   (`--prepare`, code generators), once per distinct document.
 //! - `pool`: gateways kept running from one scenario to the next with the
 //!   same document (`--isolate` turns it off).
@@ -55,7 +55,7 @@ pub mod listing;
 mod naming;
 mod placement;
 mod pool;
-mod prepare;
+pub mod prepare;
 mod raw;
 pub mod reference;
 pub mod report;

@@ -12,6 +12,7 @@ use hosted_mcp_conformance::{
         DEFAULT_START_TIMEOUT,
     },
     listing::{Listing, Part, TagFilter},
+    prepare::Preparation,
     report::{DocsUrl, ExpectedEntry, ExpectedFailures, Shard, EXIT_USAGE},
     run::{self, merge, read_parts, run, Options, Reports},
     suite::Suite,
@@ -424,9 +425,6 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
             if let Some(kinds) = &args.credential_in {
                 target = target.taking_credential_in(kinds).map_err(usage)?;
             }
-            if let Some(step) = &args.prepare {
-                target = target.prepared_by(Template::parse_preparation(step).map_err(usage)?);
-            }
             target
         }
         None => Target::reference().map_err(usage)?,
@@ -445,8 +443,15 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
         .map_err(usage)?;
     let scenarios = run::places(&args.scenario, args.features.as_deref()).map_err(usage)?;
     let rerun = rerun_command(&args);
+    let preparation = match &args.prepare {
+        Some(step) => Some(Preparation::new(
+            Template::parse_preparation(step).map_err(usage)?,
+        )),
+        None => None,
+    };
     let options = Options {
         target,
+        preparation,
         transport: args.transport,
         features: args.features,
         tags: args.tags.map(|filter| filter.expression),

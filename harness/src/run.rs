@@ -30,6 +30,7 @@ use crate::{
     launch::{Launcher, Target, Template, Transport},
     leftovers, placement,
     pool::Pool,
+    prepare::Preparation,
     report::{
         recorder::{LeftBehind, Origin},
         DocsUrl, Elsewhere, ExpectedEntry, Failure, Progress, Recorder, ScenarioReport, Shard,
@@ -43,6 +44,8 @@ use crate::{
 #[derive(Debug)]
 pub struct Options {
     pub target: Target,
+    /// Its build per document (`--prepare`), for a gateway made from each.
+    pub preparation: Option<Preparation>,
     /// The transport of scenarios that do not ask for one (`@http`, `@stdio`).
     pub transport: Transport,
     /// A folder of feature files instead of the embedded ones.
@@ -108,7 +111,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             gateway.insert(transport.name().to_owned(), template.to_string());
         }
     }
-    if let Some(step) = options.target.preparation() {
+    if let Some(step) = &options.preparation {
         gateway.insert("prepare".to_owned(), step.template().to_string());
     }
     let mut summary = Summary::new(gateway, options.strict);
@@ -232,6 +235,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
     let scenario_health = Arc::clone(&health);
     let pool = (!options.isolate).then(|| Arc::new(Pool::default()));
     let scenario_pool = pool.clone();
+    let preparation = options.preparation.clone();
     let suite = GatewayWorld::cucumber()
         .max_concurrent_scenarios(options.concurrency)
         .before(move |feature, rule, scenario, world| {
@@ -240,6 +244,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                 launcher: Arc::clone(&launcher),
                 health: Arc::clone(&scenario_health),
                 pool: scenario_pool.clone(),
+                preparation: preparation.clone(),
                 transport: Transport::of_tags(tags(), default_transport),
                 hint_credential: !tags().any(|tag| tag == placement::FROM_DOCUMENT_TAG),
                 // Scenarios that judge names and their order find no tool by

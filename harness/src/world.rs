@@ -24,6 +24,7 @@ use crate::{
     launch::{Gateway, Invocation, Launch, Launcher, StartFailure, Transport},
     naming, placement,
     pool::{KeptGateway, LaunchKey, Pool, Wanted},
+    prepare::Preparation,
     raw::RawHttp,
 };
 
@@ -62,6 +63,8 @@ pub struct GatewayWorld {
     upstream_used: Cell<bool>,
     /// Gateways kept between scenarios; `None` with `--isolate`.
     pool: Option<Arc<Pool>>,
+    /// The gateway's build per document (`--prepare`), if it has one.
+    preparation: Option<Preparation>,
     /// A kept gateway taken for this scenario, used at its launch if it still
     /// fits (see [`crate::pool`]).
     kept: Option<KeptGateway>,
@@ -174,6 +177,8 @@ pub(crate) struct Settings {
     pub(crate) health: Arc<Health>,
     /// Gateways kept between scenarios; `None` with `--isolate`.
     pub(crate) pool: Option<Arc<Pool>>,
+    /// The gateway's build per document (`--prepare`), if it has one.
+    pub(crate) preparation: Option<Preparation>,
     pub(crate) transport: Transport,
     /// Whether the gateway is told where the credential goes (see [`placement`]).
     pub(crate) hint_credential: bool,
@@ -245,6 +250,7 @@ impl GatewayWorld {
             upstream: Some(upstream),
             upstream_used: Cell::new(false),
             pool: None,
+            preparation: None,
             kept: None,
             wanted: None,
             launched_key: None,
@@ -292,6 +298,7 @@ impl GatewayWorld {
     pub(crate) fn configure(&mut self, settings: Settings) {
         self.start_window = settings.launcher.start_timeout;
         self.pool = settings.pool;
+        self.preparation = settings.preparation;
         self.launcher = Some(settings.launcher);
         self.health = Some(settings.health);
         self.transport = settings.transport;
@@ -1131,7 +1138,7 @@ impl GatewayWorld {
         self.served_before = 0;
         self.count_launch();
         // A gateway built per document is built once, under this launch's turn.
-        let prepared = match launcher.target.preparation() {
+        let prepared = match &self.preparation {
             Some(step) => {
                 let document: Vec<(&Path, &str)> = written
                     .iter()
@@ -1189,6 +1196,7 @@ impl GatewayWorld {
             launcher,
             health,
             pool: None,
+            preparation: None,
             transport,
             hint_credential: true,
             resolve_names: true,
