@@ -99,6 +99,18 @@ struct Log {
     largest_event: usize,
 }
 
+impl Log {
+    /// The POSTs kept that were sent at or after `mark`, in order.
+    fn posts_since(&self, mark: Mark) -> impl Iterator<Item = &Post> {
+        let first = self.next_post - self.posts.len();
+        self.posts
+            .iter()
+            .enumerate()
+            .filter(move |(index, _)| first + index >= mark.post)
+            .map(|(_, post)| post)
+    }
+}
+
 /// Everything one MCP session saw; cheap to clone, shared with the transport.
 #[derive(Debug, Clone, Default)]
 pub struct WireLog(Arc<Mutex<Log>>);
@@ -127,24 +139,17 @@ impl WireLog {
     /// The first transport rule an answer broke since `mark`.
     pub fn violation(&self, mark: Mark) -> Option<String> {
         self.with(|log| {
-            let first = log.next_post - log.posts.len();
-            log.posts
-                .iter()
-                .enumerate()
-                .filter(|(index, _)| first + index >= mark.post)
-                .find_map(|(_, post)| post.violation.clone())
+            log.posts_since(mark)
+                .find_map(|post| post.violation.clone())
         })
     }
 
     /// The HTTP status that answered the first POST since `mark`, if any.
     pub fn first_status(&self, mark: Mark) -> Option<u16> {
         self.with(|log| {
-            let first = log.next_post - log.posts.len();
-            log.posts
-                .iter()
-                .enumerate()
-                .find(|(index, _)| first + index >= mark.post)
-                .and_then(|(_, post)| post.answer.as_ref().map(|(status, _)| *status))
+            log.posts_since(mark)
+                .next()
+                .and_then(|post| post.answer.as_ref().map(|(status, _)| *status))
         })
     }
 
