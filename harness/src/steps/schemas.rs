@@ -21,6 +21,11 @@ async fn input_schema(world: &mut GatewayWorld, name: &str) -> anyhow::Result<Va
         .with_context(|| format!("tool {name:?} has no inputSchema"))
 }
 
+/// The rule that judges where the request body goes among the arguments.
+const BODY_ARGUMENT: &str = "TC-ARG-003";
+/// The rules about the body's argument itself: its name and place.
+const ARGUMENT_RULES: [&str; 2] = [BODY_ARGUMENT, "TC-ARG-004"];
+
 #[then(regex = r#"^in the input schema of "([^"]*)", "([^"]*)" is (.+)$"#)]
 async fn schema_value(
     world: &mut GatewayWorld,
@@ -29,24 +34,98 @@ async fn schema_value(
     json: String,
 ) -> StepResult {
     let schema = input_schema(world, &name).await?;
+    // Where the body goes is the argument rules' own matter, never looked past there.
+    let spread = spread_body(&schema, &pointer)
+        .filter(|_| !ARGUMENT_RULES.iter().any(|rule| world.judges(rule)));
+    let at = spread.unwrap_or(&pointer);
     if json == "absent" {
-        return match world.unless_unusable(follow(&schema, &pointer))? {
+        // Absent only where its parent is there to hold it: a body put
+        // elsewhere would make anything under it absent.
+        let parent = at.rsplit_once('/').map_or("", |(parent, _)| parent);
+        if world.unless_unusable(follow(&schema, parent))?.is_none() {
+            return Err(world
+                .not_judged(
+                    BODY_ARGUMENT,
+                    format!(
+                        "{pointer} cannot be looked for: the input schema has no {parent}:\n{}",
+                        show(&schema)
+                    ),
+                )
+                .into());
+        }
+        return match world.unless_unusable(follow(&schema, at))? {
             None => Ok(()),
             Some(actual) => fail!(
-                "{pointer} should be absent, it is {}:\n{}",
+                "{at} should be absent, it is {}:\n{}",
                 show(actual),
                 show(&schema)
             ),
         };
     }
     let expected = parse_json(&json)?;
-    match world.unless_unusable(follow(&schema, &pointer))? {
+    let actual = world.unless_unusable(follow(&schema, at))?;
+    match actual {
         Some(actual) if same_json(actual, &expected) => Ok(()),
+        // The body's members among other arguments: a required one more may
+        // be a parameter's.
+        Some(Value::Array(actual))
+            if spread.is_some_and(|at| at == "/required")
+                && expected
+                    .as_array()
+                    .is_some_and(|names| names.iter().all(|name| actual.contains(name))) =>
+        {
+            Err(world
+                .not_judged(
+                    BODY_ARGUMENT,
+                    format!(
+                        "the body's members are arguments of their own beside the parameters, so \
+                     which of the required {} are the body's cannot be told (expected the body's \
+                     to be {}):\n{}",
+                        show(&Value::Array(actual.clone())),
+                        show(&expected),
+                        show(&schema)
+                    ),
+                )
+                .into())
+        }
         _ => fail!(
-            "expected {pointer} = {} in the input schema of {name:?}:\n{}",
+            "expected {at} = {} in the input schema of {name:?}:\n{}",
             show(&expected),
             show(&schema)
         ),
+    }
+}
+
+/// Where a pointer into the `body` argument (`/properties/body/…`) lands in
+/// the input schema of a tool that takes the body's members as arguments of
+/// their own (no `body` property): the same place from the schema's root.
+fn spread_body<'a>(schema: &Value, pointer: &'a str) -> Option<&'a str> {
+    let rest = pointer.strip_prefix("/properties/body")?;
+    let takes_body = schema
+        .get("properties")
+        .is_some_and(|properties| properties.get("body").is_some());
+    (!takes_body && rest.starts_with('/')).then_some(rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::spread_body;
+
+    #[test]
+    fn a_pointer_into_the_body_lands_at_the_root_of_a_spread_body() {
+        let spread = json!({"properties": {"name": {}, "like": {}}});
+        let taken = json!({"properties": {"body": {"properties": {"name": {}}}}});
+        let pointer = "/properties/body/properties/id";
+        assert_eq!(spread_body(&spread, pointer), Some("/properties/id"));
+        assert_eq!(
+            spread_body(&spread, "/properties/body/required"),
+            Some("/required")
+        );
+        assert_eq!(spread_body(&taken, pointer), None);
+        assert_eq!(spread_body(&spread, "/properties/body"), None);
+        assert_eq!(spread_body(&spread, "/properties/bodyguard/type"), None);
     }
 }
 
