@@ -13,8 +13,8 @@ use hosted_mcp_conformance::{
     },
     listing::{Listing, Part, TagFilter},
     prepare::Preparation,
-    report::{DocsUrl, ExpectedEntry, ExpectedFailures, Shard, EXIT_USAGE},
-    run::{self, merge, read_parts, run, Options, Reports},
+    report::{field, DocsUrl, ExpectedEntry, ExpectedFailures, Shard, EXIT_PASSED, EXIT_USAGE},
+    run::{self, merge, read_parts, read_reports, run, Options, Reports},
     suite::Suite,
 };
 
@@ -118,6 +118,19 @@ enum Command {
         /// A folder of .feature files to read instead of the built-in ones.
         #[arg(long, value_name = "DIR")]
         features: Option<PathBuf>,
+    },
+    /// Write the field's pages for the docs site from the JSON reports of
+    /// several gateways, each run with --gateway-name: a table of every
+    /// gateway by section, and a page per gateway with its failures and
+    /// their evidence (`examples/peers/table` runs it).
+    Field {
+        /// The JSON reports, one per gateway.
+        #[arg(required = true, value_name = "REPORT")]
+        reports: Vec<PathBuf>,
+        /// The docs folder: field.md and field-GATEWAY.md go there, listed
+        /// in its SUMMARY.md.
+        #[arg(long, value_name = "DIR", default_value = "docs")]
+        docs: PathBuf,
     },
 }
 
@@ -228,6 +241,11 @@ struct RunArgs {
     #[arg(long)]
     isolate: bool,
 
+    /// What the gateway under test is, with its version (`FastMCP 4.2.3`):
+    /// the reports and the badge name it so, and `field` needs it.
+    #[arg(long, value_name = "NAME")]
+    gateway_name: Option<String>,
+
     /// Print every step of every scenario as it runs, not just progress and
     /// what failed.
     #[arg(long, short)]
@@ -260,6 +278,11 @@ struct OutputArgs {
     #[arg(long, value_name = "URL", requires = "html")]
     docs_url: Option<DocsUrl>,
 
+    /// Write an SVG badge here for a README: required rules passed of all,
+    /// recommended ones met, and the rules revision they were judged at.
+    #[arg(long, value_name = "PATH")]
+    badge: Option<PathBuf>,
+
     /// Failures known and accepted for now: lines of `KEY -- REASON`, KEY a
     /// rule ID or a scenario's name (one that names neither is refused).
     /// They do not fail the run, nor do listed scenarios that could not be
@@ -280,6 +303,7 @@ impl OutputArgs {
             json: self.json.clone(),
             html: self.html.clone(),
             docs_url: self.docs_url.clone(),
+            badge: self.badge.clone(),
         }
     }
 
@@ -336,6 +360,18 @@ async fn main() -> ExitCode {
                 })
                 .map_err(usage)?;
             merge(merged, &expected, &output.reports()).map_err(failure)
+        })(),
+        Some(Command::Field { reports, docs }) => (|| {
+            let runs = read_reports(&reports).map_err(usage)?;
+            // Paths under the working folder are written relative to it.
+            let root = std::env::current_dir()
+                .map(|dir| format!("{}/", dir.display()))
+                .unwrap_or_default();
+            let pages = field::pages(&runs, &root).map_err(usage)?;
+            for path in field::write(&docs, &pages).map_err(failure)? {
+                println!("wrote {}", path.display());
+            }
+            Ok(EXIT_PASSED)
         })(),
         Some(Command::List {
             rules,
@@ -470,6 +506,7 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
         keep: args.keep,
         rerun,
         isolate: args.isolate,
+        gateway_name: args.gateway_name,
     };
     run(options).await.map_err(failure)
 }

@@ -76,6 +76,8 @@ pub struct Options {
     /// One launch per scenario: no gateway is kept for the next (see
     /// [`crate::pool`]).
     pub isolate: bool,
+    /// What the gateway is (`--gateway-name`), for the reports.
+    pub gateway_name: Option<String>,
 }
 
 /// Where to write reports besides the terminal.
@@ -86,6 +88,8 @@ pub struct Reports {
     pub html: Option<PathBuf>,
     /// The documentation site the HTML report also links to (`--docs-url`).
     pub docs_url: Option<DocsUrl>,
+    /// An SVG badge of the verdict (`--badge`).
+    pub badge: Option<PathBuf>,
 }
 
 /// Runs the suite, prints the outcome and, last, the counts line. Returns
@@ -93,6 +97,7 @@ pub struct Reports {
 pub async fn run(options: Options) -> anyhow::Result<u8> {
     // Before the first launch, so no signal ends the run with gateways up.
     let mut signals = Signals::install().context("cannot handle SIGINT and SIGTERM")?;
+    let clock = std::time::Instant::now();
     let (features, embedded) = match options.features {
         Some(folder) => (folder, false),
         None => (
@@ -115,6 +120,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         gateway.insert("prepare".to_owned(), step.template().to_string());
     }
     let mut summary = Summary::new(gateway, options.strict);
+    summary.gateway_name = options.gateway_name;
     summary.shards.extend(options.shard);
     // Known now, so listed failures do not count against --max-failures.
     summary.expected_failures.clone_from(&options.expected);
@@ -329,6 +335,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         without_start(&mut summary, probe_launcher, &health).await?;
     }
     summary.apply_expected(&options.expected);
+    summary.seconds = clock.elapsed().as_secs_f64();
     if let Some(auth) = &client_auth {
         summary = summary.masked(auth.credential(), client_auth::SHOWN_AS)?;
     }
@@ -484,15 +491,19 @@ pub fn finish(summary: &Summary, reports: &Reports) -> anyhow::Result<u8> {
 /// Reads the JSON reports of several runs (shards, or an HTTP and a stdio
 /// run) and joins them into one run's summary.
 pub fn read_parts(parts: &[PathBuf]) -> anyhow::Result<Summary> {
+    Summary::merge(read_reports(parts)?)
+}
+
+/// JSON reports, each named by its path.
+pub fn read_reports(paths: &[PathBuf]) -> anyhow::Result<Vec<(String, Summary)>> {
     let mut summaries = Vec::new();
-    for path in parts {
+    for path in paths {
         let origin = path.display().to_string();
         let text =
             std::fs::read_to_string(path).with_context(|| format!("cannot read {origin}"))?;
-        let summary = Summary::from_json(&text, &origin)?;
-        summaries.push((origin, summary));
+        summaries.push((origin.clone(), Summary::from_json(&text, &origin)?));
     }
-    Summary::merge(summaries)
+    Ok(summaries)
 }
 
 /// Reports merged parts as one run.
@@ -539,5 +550,6 @@ fn write_reports(summary: &Summary, reports: &Reports) -> anyhow::Result<()> {
         serde_json::to_string_pretty(&summary.json())?,
     )?;
     write(&reports.html, summary.html_with(reports.docs_url.as_ref()))?;
+    write(&reports.badge, summary.badge())?;
     Ok(())
 }

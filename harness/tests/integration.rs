@@ -12,6 +12,7 @@ mod support;
 
 mod catalogue;
 mod example_gateway;
+mod field;
 mod html_report;
 mod imports;
 mod install;

@@ -21,6 +21,7 @@
 //! (`https://…`) are not followed.
 
 mod features;
+mod field;
 mod links;
 
 use std::path::{Path, PathBuf};
@@ -50,6 +51,7 @@ pub fn build(kit: &Path, out: &Path) -> Result<Site> {
     let mut book = MDBook::load_with_config(&docs, config)
         .with_context(|| format!("loading the book in {}", docs.display()))?;
     book.with_preprocessor(features::FeaturePages::read(&kit.join("features"))?);
+    book.with_preprocessor(field::FieldStaleness);
     // mdBook empties the folder before it writes the pages.
     book.build().context("building the site")?;
     let pages = links::pages(&root)?.len();

@@ -35,6 +35,8 @@ impl Summary {
             merged.reused += part.reused;
             // The merged run started with its first part.
             merged.started = merged.started.into_iter().chain(part.started).min();
+            merged.seconds = merged.seconds.max(part.seconds);
+            merged.gateway_name = merged.gateway_name.or(part.gateway_name);
             for entry in part.expected_failures {
                 if !merged.expected_failures.contains(&entry) {
                     merged.expected_failures.push(entry);
@@ -97,6 +99,11 @@ fn check_parts(parts: &[(String, Summary)]) -> anyhow::Result<()> {
                 None => {
                     templates.insert(transport, (template, origin));
                 }
+            }
+        }
+        if let (Some(name), Some(other)) = (&first.gateway_name, &part.gateway_name) {
+            if name != other {
+                bail!("{first_origin} and {origin} are reports of different gateways: {name} and {other}");
             }
         }
         if !part.shards.is_empty() {

@@ -4,7 +4,9 @@
 //! JUnit, JSON, HTML) only read it. The JSON report is a `Summary` written
 //! out, so shards of a run can be read back and merged.
 
+mod badge;
 mod expected;
+pub mod field;
 mod html;
 mod json;
 mod junit;
@@ -286,6 +288,14 @@ pub struct Summary {
     /// When the run started (RFC 3339, local time with its offset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started: Option<String>,
+    /// The run's wall time in seconds; a merge keeps its longest part's, as
+    /// the shards of a CI matrix run side by side.
+    #[serde(default)]
+    pub seconds: f64,
+    /// What the gateway under test is, as `--gateway-name` gave it
+    /// (`FastMCP 4.2.3`): the field's table and the badge name it so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gateway_name: Option<String>,
 }
 
 /// Scenarios per status.
@@ -391,6 +401,8 @@ impl Summary {
             launches: 0,
             reused: 0,
             started: Some(chrono::Local::now().fixed_offset().to_rfc3339()),
+            seconds: 0.0,
+            gateway_name: None,
         }
     }
 

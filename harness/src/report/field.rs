@@ -1,0 +1,748 @@
+//! The field's pages (`hosted-mcp-conformance field`): the JSON reports of
+//! several gateways, each run with `--gateway-name`, as pages of the docs
+//! site. `field.md` holds the table, every gateway by section; each
+//! gateway's page (`field-NAME.md`) its failures by rule with their
+//! evidence, and what could not be judged or run, and why.
+//!
+//! Why Markdown in docs/ and not another report: the site checks every link
+//! of it (to the rules, the scenarios' lines, the error entries), and a
+//! reader finds the field where the rules are. Each page carries the rules
+//! revision it was judged at in a comment (`<!-- rules-revision: … -->`), so
+//! the site can say when the rules have moved on since.
+
+use std::{
+    collections::BTreeMap,
+    fmt::Write as _,
+    path::{Path, PathBuf},
+};
+
+use anyhow::{bail, Context as _};
+
+use super::{RuleReport, ScenarioReport, Status, Summary};
+use crate::catalogue::{Catalogue, Level};
+
+/// The comment that names the rules revision a page was judged at.
+pub const REVISION_MARK: &str = "<!-- rules-revision: ";
+
+/// The longest stretch of one piece of evidence a page shows; the JSON
+/// report has it whole.
+const EVIDENCE_CHARS: usize = 800;
+
+/// The failing scenarios of a rule shown with their evidence; the rest are
+/// listed with their summaries, and the JSON report has every one whole.
+const EVIDENCED_PER_RULE: usize = 2;
+
+/// One page of the field, as written to the docs folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// Its file name in the docs folder (`field-fastmcp.md`).
+    pub file: String,
+    /// The gateway's name, or the table's title.
+    pub title: String,
+    pub text: String,
+}
+
+/// The table and a page per gateway, from each run's report (named by
+/// where it was read). `root` is written out of commands and evidence, so a
+/// page does not name the machine it was made on.
+pub fn pages(runs: &[(String, Summary)], root: &str) -> anyhow::Result<Vec<Page>> {
+    let Some((first_origin, first)) = runs.first() else {
+        bail!("no report to make the field's pages of");
+    };
+    let mut gateways: Vec<Gateway<'_>> = Vec::new();
+    for (origin, run) in runs {
+        if run.kit != first.kit {
+            bail!(
+                "{first_origin} and {origin} were judged by different kits ({} and {}): run them again with one",
+                first.kit.describe(),
+                run.kit.describe()
+            );
+        }
+        let Some(name) = run.gateway_name.as_deref() else {
+            bail!("{origin} does not name its gateway: run it with --gateway-name");
+        };
+        let file = format!("field-{}.md", slug(name));
+        if let Some(twin) = gateways.iter().find(|g| g.file == file) {
+            bail!(
+                "{origin} and {} both judge {name}; give the table one report per gateway (merge a split run first)",
+                twin.origin
+            );
+        }
+        gateways.push(Gateway {
+            origin,
+            name,
+            file,
+            run,
+            rules: run.rules(),
+        });
+    }
+    let mut pages = vec![table(&gateways)];
+    pages.extend(gateways.iter().map(|gateway| gateway_page(gateway, root)));
+    Ok(pages)
+}
+
+/// Writes the pages into `docs`, removes field pages no run made any more,
+/// and lists them in `docs/SUMMARY.md` under the table. Returns what it
+/// wrote.
+pub fn write(docs: &Path, pages: &[Page]) -> anyhow::Result<Vec<PathBuf>> {
+    let summary_path = docs.join("SUMMARY.md");
+    let summary = std::fs::read_to_string(&summary_path)
+        .with_context(|| format!("reading {}", summary_path.display()))?;
+    for entry in std::fs::read_dir(docs).with_context(|| format!("reading {}", docs.display()))? {
+        let path = entry?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with("field-") && name.ends_with(".md") {
+            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+        }
+    }
+    let mut written = Vec::new();
+    for page in pages {
+        let path = docs.join(&page.file);
+        std::fs::write(&path, &page.text).with_context(|| format!("writing {}", path.display()))?;
+        written.push(path);
+    }
+    std::fs::write(&summary_path, listed(&summary, pages))
+        .with_context(|| format!("writing {}", summary_path.display()))?;
+    written.push(summary_path);
+    Ok(written)
+}
+
+/// `summary` (mdBook's SUMMARY.md) with the table and, under it, each
+/// gateway's page, in place of the ones listed before.
+fn listed(summary: &str, pages: &[Page]) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    let mut entries = pages.iter().map(|page| {
+        let indent = if page.file == "field.md" { "" } else { "  " };
+        format!("{indent}- [{}]({})", page.title, page.file)
+    });
+    let mut placed = false;
+    for line in summary.lines() {
+        let trimmed = line.trim_start();
+        let ours = trimmed.starts_with("- [")
+            && (trimmed.ends_with("(field.md)") || trimmed.contains("](field-"));
+        if ours {
+            if !placed {
+                lines.extend(entries.by_ref());
+                placed = true;
+            }
+        } else {
+            lines.push(line.to_owned());
+        }
+    }
+    if !placed {
+        lines.extend(entries);
+    }
+    lines.join("\n") + "\n"
+}
+
+/// One judged gateway.
+struct Gateway<'a> {
+    origin: &'a str,
+    name: &'a str,
+    file: String,
+    run: &'a Summary,
+    rules: Vec<RuleReport<'a>>,
+}
+
+impl Gateway<'_> {
+    /// Where a rule of the catalogue stands for this gateway.
+    fn outcome(&self, id: &str) -> Outcome {
+        let status = self
+            .rules
+            .iter()
+            .find(|rule| rule.id == id)
+            .map(|r| r.status);
+        match status {
+            Some(Status::Passed) => Outcome::Passed,
+            Some(Status::Failed | Status::NotMet | Status::Expected) => Outcome::Failed,
+            Some(Status::NotJudged | Status::Error) => Outcome::NotJudged,
+            Some(Status::NotRun) | None => Outcome::NotRun,
+        }
+    }
+
+    /// Rules of `level` (in `section`, or all) by outcome.
+    fn tally(&self, level: Level, section: Option<&str>) -> Tally {
+        let mut tally = Tally::default();
+        for rule in &Catalogue::embedded().rules {
+            if rule.level != level || section.is_some_and(|s| s != rule.section) {
+                continue;
+            }
+            tally.of += 1;
+            match self.outcome(&rule.id) {
+                Outcome::Passed => tally.passed += 1,
+                Outcome::Failed => tally.failed += 1,
+                Outcome::NotJudged => tally.not_judged += 1,
+                Outcome::NotRun => tally.not_run += 1,
+            }
+        }
+        tally
+    }
+
+    fn transports(&self) -> String {
+        let names: Vec<&str> = self
+            .run
+            .gateway
+            .keys()
+            .filter_map(|transport| match transport.as_str() {
+                "http" => Some("Streamable HTTP"),
+                "stdio" => Some("stdio"),
+                _ => None,
+            })
+            .collect();
+        names.join(", ")
+    }
+
+    fn date(&self) -> &str {
+        self.run
+            .started
+            .as_deref()
+            .and_then(|started| started.get(..10))
+            .unwrap_or("unknown")
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Passed,
+    /// Failed or not met, whether or not its baseline lists it.
+    Failed,
+    NotJudged,
+    NotRun,
+}
+
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Tally {
+    of: usize,
+    passed: usize,
+    failed: usize,
+    not_judged: usize,
+    not_run: usize,
+}
+
+/// `field.md`: every gateway on a line, then every section by gateway.
+fn table(gateways: &[Gateway<'_>]) -> Page {
+    let kit = &gateways[0].run.kit;
+    let newest = gateways
+        .iter()
+        .map(Gateway::date)
+        .max()
+        .unwrap_or("unknown");
+    let mut text = format!(
+        "# The field\n\n{REVISION_MARK}{revision} -->\n\n\
+         How the OpenAPI-to-MCP gateways people use fare against [the rules](rules.md), each \
+         judged as a black box by {kit} {version} at rules revision `{revision}`, at the harness's defaults \
+         and with the options its shape asks for (its page says which), over every transport it \
+         has. Last judged on {newest}.\n\n\
+         A rule passes when every one of its scenarios passes. It is *not judged* when a scenario \
+         could not see it (each gateway's page gives the reason), and *not run* when the gateway \
+         lacks what its scenarios need (a transport, a place for the credential). Each gateway's \
+         known failures are its baseline in `examples/peers/`, every entry traced to what the \
+         gateway does; `examples/peers/table` judges them all again and writes these pages.\n\n\
+         | Gateway | Transports | Required passed | Failed | Not judged | Not run | Recommended met | Time | Launches | Judged on |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        revision = kit.rules_revision,
+        kit = kit.name,
+        version = kit.version,
+    );
+    for gateway in gateways {
+        let required = gateway.tally(Level::Required, None);
+        let recommended = gateway.tally(Level::Recommended, None);
+        let _ = writeln!(
+            text,
+            "| [{}]({}) | {} | {}/{} | {} | {} | {} | {}/{} | {:.0} s | {} | {} |",
+            inline(gateway.name),
+            gateway.file,
+            gateway.transports(),
+            required.passed,
+            required.of,
+            required.failed,
+            required.not_judged,
+            required.not_run,
+            recommended.passed,
+            recommended.of,
+            gateway.run.seconds,
+            gateway.run.launches,
+            gateway.date(),
+        );
+    }
+    text.push_str(
+        "\n## By section\n\nEach cell: the section's required rules passed of all of them, then \
+         those failed (✗), not judged (?) and not run (–), and its recommended rules met (r).\n\n\
+         | Section |",
+    );
+    for gateway in gateways {
+        let _ = write!(text, " [{}]({}) |", inline(gateway.name), gateway.file);
+    }
+    text.push_str("\n|---|");
+    text.push_str(&"---|".repeat(gateways.len()));
+    text.push('\n');
+    for section in &Catalogue::embedded().sections {
+        let _ = write!(text, "| {} |", inline(&section.name));
+        for gateway in gateways {
+            let required = gateway.tally(Level::Required, Some(&section.name));
+            let recommended = gateway.tally(Level::Recommended, Some(&section.name));
+            let mut cell = format!("{}/{}", required.passed, required.of);
+            for (count, sign) in [
+                (required.failed, "✗"),
+                (required.not_judged, "?"),
+                (required.not_run, "–"),
+            ] {
+                if count > 0 {
+                    let _ = write!(cell, " {sign}{count}");
+                }
+            }
+            if recommended.of > 0 {
+                let _ = write!(cell, " · r {}/{}", recommended.passed, recommended.of);
+            }
+            let _ = write!(text, " {cell} |");
+        }
+        text.push('\n');
+    }
+    Page {
+        file: "field.md".into(),
+        title: "The field".into(),
+        text,
+    }
+}
+
+/// One gateway's page: how it was judged, then its failures by section and
+/// rule with their evidence, then what was not judged and not run.
+fn gateway_page(gateway: &Gateway<'_>, root: &str) -> Page {
+    let run = gateway.run;
+    let unrooted = |text: &str| text.replace(root, "");
+    let required = gateway.tally(Level::Required, None);
+    let recommended = gateway.tally(Level::Recommended, None);
+    let mut text = format!(
+        "# {name}\n\n{REVISION_MARK}{revision} -->\n\n\
+         Judged on {date} by {kit} {version}, rules revision `{revision}`: {scenarios} scenarios in \
+         {seconds:.0} s, {launches} launches ({reused} scenarios served by a gateway already up). \
+         Back to [the field](field.md).\n\n\
+         | Rules | Passed | Failed | Not judged | Not run |\n|---|---:|---:|---:|---:|\n\
+         | Required | {} of {} | {} | {} | {} |\n\
+         | Recommended | {} of {} | {} | {} | {} |\n\n\
+         How it was run (`{{openapi}}`, `{{base_url}}` and `{{port}}` are filled in per scenario):\n\n",
+        required.passed,
+        required.of,
+        required.failed,
+        required.not_judged,
+        required.not_run,
+        recommended.passed,
+        recommended.of,
+        recommended.failed,
+        recommended.not_judged,
+        recommended.not_run,
+        name = inline(gateway.name),
+        revision = run.kit.rules_revision,
+        date = gateway.date(),
+        kit = run.kit.name,
+        version = run.kit.version,
+        scenarios = run.scenarios.len(),
+        seconds = run.seconds,
+        launches = run.launches,
+        reused = run.reused,
+    );
+    for (transport, template) in &run.gateway {
+        let what = match transport.as_str() {
+            "http" => "Streamable HTTP",
+            "prepare" => "the build per document",
+            other => other,
+        };
+        let _ = writeln!(text, "- {what}: {}", code(&unrooted(template)));
+    }
+
+    text.push_str(
+        "\n## Failures\n\nEach rule it breaks, with the reason its baseline gives, and each \
+         failing scenario with what the harness saw; the first two of a rule with their evidence \
+         (the tool calls with the answers, and the requests the upstream received). The run's \
+         JSON report has every one whole.\n",
+    );
+    let mut section = "";
+    let mut any = false;
+    for rule in &gateway.rules {
+        if gateway.outcome(rule.id) != Outcome::Failed {
+            continue;
+        }
+        any = true;
+        if rule.section() != section {
+            section = rule.section();
+            let _ = write!(text, "\n### {}\n", inline(section));
+        }
+        let level = match rule.level {
+            Level::Required => "required",
+            Level::Recommended => "recommended",
+        };
+        let _ = write!(
+            text,
+            "\n#### {id}\n\n[{id}](rules.md#{id}) ({level}): {}\n",
+            rule.rule.map(|r| inline(&r.statement)).unwrap_or_default(),
+            id = rule.id,
+        );
+        let failing = rule
+            .scenarios
+            .iter()
+            .filter(|s| matches!(s.status, Status::Failed | Status::NotMet | Status::Expected));
+        let mut reasons: Vec<&str> = Vec::new();
+        for scenario in failing.clone() {
+            if let Some(reason) = scenario.expected.as_deref() {
+                if !reasons.contains(&reason) {
+                    reasons.push(reason);
+                }
+            }
+        }
+        for reason in reasons {
+            let _ = write!(text, "\nIn its baseline: {}\n", inline(reason));
+        }
+        text.push('\n');
+        for (shown, scenario) in failing.enumerate() {
+            scenario_entry(&mut text, scenario, shown < EVIDENCED_PER_RULE, &unrooted);
+        }
+    }
+    if !any {
+        text.push_str("\nNone.\n");
+    }
+
+    for (status, heading, why) in [
+        (
+            Status::NotJudged,
+            "Not judged",
+            "Scenarios that ran but could not see their rule, by reason.",
+        ),
+        (
+            Status::NotRun,
+            "Not run",
+            "Scenarios the harness did not run on this gateway, by reason.",
+        ),
+    ] {
+        let scenarios: Vec<&ScenarioReport> = run
+            .scenarios
+            .iter()
+            .filter(|s| s.status == status)
+            .collect();
+        if scenarios.is_empty() {
+            continue;
+        }
+        let _ = write!(text, "\n## {heading}\n\n{why}\n\n");
+        let mut by_reason: BTreeMap<String, Vec<&ScenarioReport>> = BTreeMap::new();
+        for scenario in scenarios {
+            let reason = unrooted(scenario.summary().unwrap_or(heading));
+            by_reason.entry(reason).or_default().push(scenario);
+        }
+        for (reason, scenarios) in by_reason {
+            let links: Vec<String> = scenarios.iter().map(|s| link(s)).collect();
+            let _ = writeln!(
+                text,
+                "- {} ({}): {}",
+                inline(&reason),
+                scenarios.len(),
+                links.join(", ")
+            );
+        }
+    }
+    Page {
+        file: gateway.file.clone(),
+        title: gateway.name.to_owned(),
+        text,
+    }
+}
+
+/// A failing scenario: its link and summary, and, when `evidenced`, its
+/// evidence folded away.
+fn scenario_entry(
+    text: &mut String,
+    scenario: &ScenarioReport,
+    evidenced: bool,
+    unrooted: &dyn Fn(&str) -> String,
+) {
+    let summary = scenario.summary().map(unrooted).unwrap_or_default();
+    let _ = writeln!(text, "- {}: {}", link(scenario), inline(&summary));
+    let Some(failure) = scenario.failure.as_ref().filter(|_| evidenced) else {
+        return;
+    };
+    let mut evidence = Vec::new();
+    if !failure.message.is_empty() {
+        evidence.push(("What the harness saw", unrooted(&failure.message)));
+    }
+    if !failure.calls.is_empty() {
+        evidence.push((
+            "The tool calls and answers",
+            unrooted(&failure.calls.join("\n\n")),
+        ));
+    }
+    if !failure.upstream.is_empty() {
+        evidence.push((
+            "What the upstream received",
+            unrooted(&failure.upstream.join("\n\n")),
+        ));
+    }
+    // The gateway's own words, when there is no exchange to show.
+    if evidence.len() < 2 && !failure.stderr.is_empty() {
+        evidence.push(("The end of the gateway's stderr", unrooted(&failure.stderr)));
+    }
+    if !scenario.codes.is_empty() {
+        let codes: Vec<String> = scenario
+            .codes
+            .iter()
+            .map(|code| format!("[`{code}`](errors.md#{})", code.to_ascii_lowercase()))
+            .collect();
+        let _ = writeln!(text, "  Error codes in its answers: {}.", codes.join(", "));
+    }
+    if evidence.is_empty() {
+        return;
+    }
+    text.push_str("\n  <details><summary>Evidence</summary>\n\n");
+    for (what, body) in evidence {
+        let _ = write!(text, "  {what}:\n\n{}\n", fenced(&shortened(&body)));
+    }
+    text.push_str("  </details>\n\n");
+}
+
+/// A scenario as a link to its line of the feature page, and its transport.
+fn link(scenario: &ScenarioReport) -> String {
+    let name = inline(&scenario.name);
+    match scenario.file.strip_prefix("features/") {
+        Some(file) if file.ends_with(".feature") && !file.contains('/') => format!(
+            "[{name}](../features/{file}#L{}) ({})",
+            scenario.line, scenario.transport
+        ),
+        _ => format!(
+            "{name} ({}:{}, {})",
+            scenario.file, scenario.line, scenario.transport
+        ),
+    }
+}
+
+/// The first stretch of `text`, saying how much more the report holds.
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(EVIDENCE_CHARS) {
+        Some((cut, _)) => format!(
+            "{}\n… ({} more bytes in the JSON report)",
+            &text[..cut],
+            text.len() - cut
+        ),
+        None => text.to_owned(),
+    }
+}
+
+/// `text` in a fence no line of it can close, indented under a list item.
+fn fenced(text: &str) -> String {
+    let longest = text
+        .lines()
+        .map(|line| line.trim_start().chars().take_while(|&c| c == '~').count())
+        .max()
+        .unwrap_or(0);
+    let fence = "~".repeat(longest.max(2) + 1);
+    let mut out = format!("  {fence}text\n");
+    for line in text.lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+    let _ = writeln!(out, "  {fence}");
+    out
+}
+
+/// `text` as inline code, whatever backticks it holds.
+fn code(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    if longest == 0 {
+        return format!("`{text}`");
+    }
+    let ticks = "`".repeat(longest + 1);
+    format!("{ticks} {text} {ticks}")
+}
+
+/// `text` on one line with Markdown's and HTML's special characters taken
+/// literally.
+fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\r' => out.push(' '),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A gateway's name as a file name: its first word (the package), in lower
+/// case, every run of other characters one dash.
+fn slug(name: &str) -> String {
+    let package = name.split_whitespace().next().unwrap_or("gateway");
+    let mut slug = String::new();
+    for c in package.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_end_matches('-');
+    if slug.is_empty() {
+        "gateway".into()
+    } else {
+        slug.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{scenario, summary};
+    use super::super::Failure;
+    use super::*;
+
+    fn run(name: &str, scenarios: Vec<ScenarioReport>) -> (String, Summary) {
+        let mut run = summary(scenarios);
+        run.gateway_name = Some(name.into());
+        run.gateway
+            .insert("http".into(), "/repo/gw --port {port}".into());
+        (format!("{name}.json"), run)
+    }
+
+    fn failed_with_evidence() -> ScenarioReport {
+        let mut failed = scenario("TC-NAME-001", Level::Required, Status::Expected);
+        failed.expected = Some("names tools | its own way".into());
+        failed.failure = Some(Failure {
+            summary: "expected the tools [\"a\"]".into(),
+            message: "expected [\"a\"], got [\"b\"] from /repo/gw".into(),
+            upstream: vec!["GET /pets\n~~~ odd".into()],
+            ..Failure::default()
+        });
+        failed
+    }
+
+    #[test]
+    fn the_table_counts_rules_by_outcome_and_links_each_gateway() {
+        let runs = vec![
+            run(
+                "Good 1.0",
+                vec![scenario("TC-NAME-001", Level::Required, Status::Passed)],
+            ),
+            run("@scope/bad-gw 0.7.0", vec![failed_with_evidence()]),
+        ];
+        let pages = pages(&runs, "/repo/").expect("pages");
+        let files: Vec<&str> = pages.iter().map(|p| p.file.as_str()).collect();
+        assert_eq!(
+            files,
+            ["field.md", "field-good.md", "field-scope-bad-gw.md"]
+        );
+        let table = &pages[0].text;
+        let of = Catalogue::embedded()
+            .rules
+            .iter()
+            .filter(|r| r.level == Level::Required)
+            .count();
+        assert!(
+            table.contains(&format!(
+                "| [Good 1.0](field-good.md) | Streamable HTTP | 1/{of} | 0 | 0 | {} |",
+                of - 1
+            )),
+            "{table}"
+        );
+        assert!(
+            table.contains(&format!("| [@scope/bad-gw 0.7.0](field-scope-bad-gw.md) | Streamable HTTP | 0/{of} | 1 | 0 | {} |", of - 1)),
+            "{table}"
+        );
+        assert!(table.contains(&format!(
+            "{REVISION_MARK}{} -->",
+            runs[0].1.kit.rules_revision
+        )));
+        assert!(table.contains("| Tools and their names | 1/"), "{table}");
+    }
+
+    #[test]
+    fn a_gateway_page_shows_each_failure_with_its_reason_and_evidence() {
+        let mut not_judged = scenario("TC-ARG-001", Level::Required, Status::NotJudged);
+        not_judged.failure = Some(Failure {
+            summary: "no tool for listPets".into(),
+            ..Failure::default()
+        });
+        let runs = vec![run("Bad 2.0", vec![failed_with_evidence(), not_judged])];
+        let pages = pages(&runs, "/repo/").expect("pages");
+        let page = &pages[1].text;
+        assert!(page.contains("#### TC-NAME-001"), "{page}");
+        assert!(
+            page.contains("[TC-NAME-001](rules.md#TC-NAME-001) (required)"),
+            "{page}"
+        );
+        assert!(
+            page.contains("In its baseline: names tools \\| its own way"),
+            "{page}"
+        );
+        assert!(
+            page.contains("[checks TC-NAME-001](../features/names.feature#L3) (http)"),
+            "{page}"
+        );
+        // The evidence keeps a line of tildes inside its fence, and no machine path.
+        assert!(
+            page.contains("  ~~~~text\n  GET /pets\n  ~~~ odd\n  ~~~~\n"),
+            "{page}"
+        );
+        assert!(
+            page.contains("from gw") && !page.contains("/repo/"),
+            "{page}"
+        );
+        assert!(
+            page.contains("- Streamable HTTP: `gw --port {port}`"),
+            "{page}"
+        );
+        assert!(page.contains("## Not judged"), "{page}");
+        assert!(
+            page.contains("- no tool for listPets (1): [checks TC-ARG-001]"),
+            "{page}"
+        );
+    }
+
+    #[test]
+    fn reports_that_cannot_share_a_table_are_refused() {
+        let mut unnamed = run("X 1", vec![]);
+        unnamed.1.gateway_name = None;
+        let error = pages(&[unnamed], "/").unwrap_err().to_string();
+        assert!(error.contains("--gateway-name"), "{error}");
+
+        let twice = pages(&[run("X 1", vec![]), run("x 2", vec![])], "/")
+            .unwrap_err()
+            .to_string();
+        assert!(twice.contains("both judge"), "{twice}");
+    }
+
+    #[test]
+    fn the_summary_lists_the_pages_in_place_of_the_old_ones() {
+        let old = "# Summary\n\n- [Rules](rules.md)\n- [The field](field.md)\n  - [Old 1](field-old.md)\n- [Fuzzing](fuzzing.md)\n";
+        let page = |file: &str, title: &str| Page {
+            file: file.into(),
+            title: title.into(),
+            text: String::new(),
+        };
+        let new = listed(
+            old,
+            &[page("field.md", "The field"), page("field-new.md", "New 2")],
+        );
+        assert_eq!(
+            new,
+            "# Summary\n\n- [Rules](rules.md)\n- [The field](field.md)\n  - [New 2](field-new.md)\n- [Fuzzing](fuzzing.md)\n"
+        );
+        let fresh = listed(
+            "# Summary\n\n- [Rules](rules.md)\n",
+            &[page("field.md", "The field")],
+        );
+        assert_eq!(
+            fresh,
+            "# Summary\n\n- [Rules](rules.md)\n- [The field](field.md)\n"
+        );
+    }
+
+    #[test]
+    fn names_become_file_names() {
+        assert_eq!(
+            slug("@twilio-alpha/openapi-mcp-server 0.7.0"),
+            "twilio-alpha-openapi-mcp-server"
+        );
+        assert_eq!(slug("FastMCP 4.2.3"), "fastmcp");
+        assert_eq!(slug("!!!"), "gateway");
+    }
+}
