@@ -626,9 +626,9 @@ Feature: Loading the document
 
   @TC-LOAD-008 @recommended
   Scenario: A file outside the document's folder tree is never read
-    Were the file read, listPets would take its argument "limit". Refusing
-    the document is how the reference keeps the rule; a gateway that leaves
-    the reference unresolved keeps this rule too, and breaks TC-LOAD-006.
+    Were the file read, listPets would take "outsideMarker7f3a", a name no
+    gateway gives an argument of its own. Refusing the document keeps the rule
+    (the reference does); so does leaving it unresolved, which breaks TC-LOAD-006.
     Given the OpenAPI document is in the folder "api"
     And the OpenAPI document:
       """
@@ -644,10 +644,10 @@ Feature: Loading the document
       """
     And beside the document, the file "../secret.yaml":
       """
-      Limit: {name: limit, in: query, schema: {type: integer}}
+      Limit: {name: outsideMarker7f3a, in: query, schema: {type: integer}}
       """
     When the gateway loads the document, whether it accepts it or not
-    Then unless the gateway refused the document, the tool "listPets" does not take the argument "limit"
+    Then unless the gateway refused the document, the tool "listPets" does not take the argument "outsideMarker7f3a"
 
   @TC-LOAD-008 @recommended
   Scenario: A split document: an operation given by reference is read from its file
