@@ -51,11 +51,30 @@ fn refused_at_all(world: &GatewayWorld, pointers: &[String]) -> StepResult {
     Ok(())
 }
 
+/// A refusal is a tool error. One that sent nothing but answered in a
+/// result not marked as an error refused all the same; the form is
+/// TC-PROTO-005's matter, and this scenario cannot see its own rule past it.
 #[then("the call is refused")]
 async fn refused(world: &mut GatewayWorld) -> StepResult {
+    if let (false, text) = result(world)? {
+        if world.upstream().requests().is_empty() && !world.judges(ERRORS_ARE_TOOL_ERRORS) {
+            let text = clip(text);
+            return Err(world
+                .not_judged(
+                    ERRORS_ARE_TOOL_ERRORS,
+                    format!(
+                        "nothing was sent, and the answer is a result not marked as an error:\n{text}"
+                    ),
+                )
+                .into());
+        }
+    }
     error_text(world)?;
     Ok(())
 }
+
+/// The rule that a refusal is a tool result with isError.
+const ERRORS_ARE_TOOL_ERRORS: &str = "TC-PROTO-005";
 
 #[then("the call reached the upstream")]
 async fn reached(world: &mut GatewayWorld) -> StepResult {
