@@ -63,18 +63,19 @@ fn workspace_of_build(dir: &Path) -> Option<&'static Path> {
     (is_build && workspace.join("reference").join("Cargo.toml").is_file()).then_some(workspace)
 }
 
-/// Builds the workspace's binaries into the build `dir` belongs to.
+/// Builds the reference gateway into the build `dir` belongs to.
 fn build(workspace: &Path, dir: &Path) -> anyhow::Result<()> {
     // `dir` is `<target>/<profile>`: build into the same place.
     let target_dir = dir.parent().context("no target directory")?;
     let mut cargo = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()));
     cargo
         .current_dir(workspace)
-        // The workspace's binaries, with no package named: features unify
+        // The gateway's binary alone, with no package named: features unify
         // over the whole workspace, as in `cargo run --bin
         // hosted-mcp-conformance` (the README's command), so what that built
         // is reused and only the gateway's own code is left to compile.
-        .args(["build", "--quiet", "--bins", "--target-dir"])
+        // Nothing else: the docs site's binary would bring mdBook along.
+        .args(["build", "--quiet", "--bin", NAME, "--target-dir"])
         .arg(target_dir);
     match dir.file_name().and_then(|n| n.to_str()) {
         Some("debug") | None => {}
@@ -85,7 +86,7 @@ fn build(workspace: &Path, dir: &Path) -> anyhow::Result<()> {
             cargo.args(["--profile", profile]);
         }
     }
-    eprintln!("hosted-mcp-conformance: building the reference gateway (cargo build --bins)");
+    eprintln!("hosted-mcp-conformance: building the reference gateway (cargo build --bin {NAME})");
     let status = cargo.status().context("cannot run cargo")?;
     if !status.success() {
         bail!("building the reference gateway failed ({status})");
