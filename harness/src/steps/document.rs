@@ -6,7 +6,7 @@ use cucumber::{gherkin::Step, given, then, when};
 use super::failure::{fail, StepResult};
 use super::{
     call_support::call_listed,
-    support::{doc_string, first_column, parse_json, tool},
+    support::{doc_string, first_column, holds_the_tools, parse_json, tool},
 };
 use crate::json::{follow, same_json, show, tool_names};
 use crate::{client::CallOutcome, kit, world::GatewayWorld};
@@ -72,10 +72,6 @@ async fn the_tools_are(world: &mut GatewayWorld, step: &Step) -> StepResult {
 }
 
 /// The tools, in whatever order: their order is TC-PROTO-006's matter.
-/// Tools of the gateway's own beside the document's (a server-info tool,
-/// say) break no rule: they are let by, but where the scenario judges which
-/// operations are tools (TC-NAME-010), where an extra tool may be one left
-/// out.
 #[then("the gateway lists the tools:")]
 async fn the_tools_in_any_order(world: &mut GatewayWorld, step: &Step) -> StepResult {
     let mut expected = Vec::new();
@@ -83,18 +79,11 @@ async fn the_tools_in_any_order(world: &mut GatewayWorld, step: &Step) -> StepRe
         expected.push(world.tool_name(&name).await?);
     }
     let mut listed = tool_names(&world.list_tools().await?);
-    expected.sort();
-    listed.sort();
-    let missing = expected.iter().any(|name| !listed.contains(name));
-    let extra = listed.iter().any(|name| !expected.contains(name));
-    if missing || (extra && world.judges(WHICH_OPERATIONS)) {
+    if !holds_the_tools(world, &mut expected, &mut listed) {
         fail!("expected the tools {expected:?} (in any order), the gateway lists {listed:?}");
     }
     Ok(())
 }
-
-/// The rule on which operations are tools.
-const WHICH_OPERATIONS: &str = "TC-NAME-010";
 
 #[then(regex = r#"^the tool "([^"]*)" has "([^"]*)" equal to (.+)$"#)]
 async fn tool_member_equals(

@@ -63,3 +63,23 @@ pub fn yes(cell: &str) -> anyhow::Result<bool> {
         other => bail!("expected yes or no, got {other:?}"),
     }
 }
+
+/// Whether the tools `listed` hold those `expected`, in any order (both are
+/// sorted for the message). Tools of the gateway's own beside the
+/// document's (a server-info tool, say) break no rule and are let by, but
+/// where the scenario judges which operations are tools (TC-NAME-010),
+/// where an extra tool may be one left out.
+pub fn holds_the_tools(
+    world: &GatewayWorld,
+    expected: &mut [String],
+    listed: &mut [String],
+) -> bool {
+    expected.sort();
+    listed.sort();
+    let missing = expected.iter().any(|name| !listed.contains(name));
+    let extra = listed.iter().any(|name| !expected.contains(name));
+    !missing && (!extra || !world.judges(WHICH_OPERATIONS))
+}
+
+/// The rule on which operations are tools.
+const WHICH_OPERATIONS: &str = "TC-NAME-010";
