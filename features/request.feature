@@ -267,7 +267,8 @@ Feature: The request
             responses: {"200": {description: ok}}
       """
     When the client calls "report" with {"X-Trace": "<value>"}
-    Then the call is refused
+    Then the tool "report" has an argument for the header "X-Trace", which TC-ARG-001 requires
+    And the call is refused
     And nothing reached the upstream
 
     Examples:
@@ -323,7 +324,8 @@ Feature: The request
         /report/33: {get: {operationId: report-33, parameters: [{name: "PAYMENT-Receipt", in: header, schema: {type: string}}, {name: X-Trace, in: header, schema: {type: string}}], responses: {"200": {description: ok}}}}
       """
     When the client calls "report-<n>" with {"<header>": "MARKER-7f3a", "X-Trace": "ok"}
-    Then no byte that reached the upstream contains "MARKER-7f3a"
+    Then the tool "report-<n>" has an argument for the header "X-Trace", which TC-ARG-001 requires
+    And no byte that reached the upstream contains "MARKER-7f3a"
 
     Examples:
       | header                | n  |
