@@ -26,7 +26,14 @@ fn run(dir: &Path, name: &str, extra: &[&str]) -> (PathBuf, Value) {
     );
     let json = dir.join(format!("{}.json", name.replace(' ', "-")));
     let output = Command::new(EXE)
-        .args(["--gateway", &gateway, "--tags", TAGS, "--gateway-name", name])
+        .args([
+            "--gateway",
+            &gateway,
+            "--tags",
+            TAGS,
+            "--gateway-name",
+            name,
+        ])
         .args(extra)
         .arg("--json")
         .arg(&json)
@@ -42,7 +49,10 @@ fn run(dir: &Path, name: &str, extra: &[&str]) -> (PathBuf, Value) {
         serde_json::from_str(&std::fs::read_to_string(&json).expect("the JSON report"))
             .expect("JSON");
     assert_eq!(report["gateway_name"], name);
-    assert!(report["seconds"].as_f64().is_some_and(|s| s > 0.0), "{report}");
+    assert!(
+        report["seconds"].as_f64().is_some_and(|s| s > 0.0),
+        "{report}"
+    );
     (json, report)
 }
 
@@ -61,7 +71,11 @@ fn the_field_pages_and_the_badge_count_what_the_runs_saw() {
     let dir = std::env::temp_dir().join(format!("hosted-mcp-field-{}", std::process::id()));
     let docs = dir.join("docs");
     std::fs::create_dir_all(&docs).expect("a scratch directory");
-    std::fs::write(docs.join("SUMMARY.md"), "# Summary\n\n- [Rules](rules.md)\n").expect("SUMMARY.md");
+    std::fs::write(
+        docs.join("SUMMARY.md"),
+        "# Summary\n\n- [Rules](rules.md)\n",
+    )
+    .expect("SUMMARY.md");
     std::fs::write(docs.join("field-gone.md"), "an old page").expect("an old page");
 
     let badge = dir.join("badge.svg");
@@ -81,8 +95,15 @@ fn the_field_pages_and_the_badge_count_what_the_runs_saw() {
         .arg(&badge)
         .output()
         .expect("xmllint runs (Debian package libxml2-utils; .ci/run installs it)");
-    assert!(xmllint.status.success(), "{}\n{svg}", String::from_utf8_lossy(&xmllint.stderr));
-    assert!(svg.contains(&format!(">{passed}/")) && svg.contains("Whole 1.0"), "{svg}");
+    assert!(
+        xmllint.status.success(),
+        "{}\n{svg}",
+        String::from_utf8_lossy(&xmllint.stderr)
+    );
+    assert!(
+        svg.contains(&format!(">{passed}/")) && svg.contains("Whole 1.0"),
+        "{svg}"
+    );
 
     let field = Command::new(EXE)
         .arg("field")
@@ -108,16 +129,25 @@ fn the_field_pages_and_the_badge_count_what_the_runs_saw() {
     let row = |name: &str, report: &Value| {
         format!(
             "| [{name}](field-{}.md) | Streamable HTTP | {}/",
-            name.split_whitespace().next().unwrap_or_default().to_ascii_lowercase(),
+            name.split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase(),
             required(report, "passed")
         )
     };
     assert!(table.contains(&row("Whole 1.0", &whole_report)), "{table}");
-    assert!(table.contains(&row("Bearer-only 2.0", &bearer_report)), "{table}");
+    assert!(
+        table.contains(&row("Bearer-only 2.0", &bearer_report)),
+        "{table}"
+    );
     let page = read("field-bearer-only.md");
     assert!(page.contains("## Not run"), "{page}");
     assert!(page.contains("--credential-in"), "{page}");
-    assert!(read("field-whole.md").contains("## Failures\n"), "the page of the run with none");
+    assert!(
+        read("field-whole.md").contains("## Failures\n"),
+        "the page of the run with none"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
