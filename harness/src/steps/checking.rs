@@ -51,8 +51,9 @@ fn refused_at_all(world: &GatewayWorld, pointers: &[String]) -> StepResult {
     Ok(())
 }
 
-/// A refusal is a tool error. One that sent nothing but answered in a
-/// result not marked as an error refused all the same; the form is
+/// A refusal is a tool error, and nothing sent: an error after the call
+/// reached the upstream refused nothing. One that sent nothing but answered
+/// in a result not marked as an error refused all the same; the form is
 /// TC-PROTO-005's matter, and this scenario cannot see its own rule past it.
 #[then("the call is refused")]
 async fn refused(world: &mut GatewayWorld) -> StepResult {
@@ -69,7 +70,15 @@ async fn refused(world: &mut GatewayWorld) -> StepResult {
                 .into());
         }
     }
-    error_text(world)?;
+    let text = error_text(world)?;
+    // An error that came back from the upstream is no refusal of the call.
+    let sent = world.upstream().requests().len();
+    if sent > 0 {
+        fail!(
+            "the call was not refused: it reached the upstream ({sent} request(s)), and failed after:\n{}",
+            clip(text)
+        );
+    }
     Ok(())
 }
 
