@@ -47,6 +47,9 @@ async fn credential_not_shown(world: &mut GatewayWorld) -> StepResult {
     Ok(())
 }
 
+/// The rule that a text body comes back as it is.
+const TEXT_SHOWN: &str = "TC-ANS-001";
+
 /// `text` with every `%XX` turned back into its byte (read as UTF-8, lossily).
 fn percent_decoded(text: &str) -> String {
     percent_decode_str(text).decode_utf8_lossy().into_owned()
@@ -54,12 +57,23 @@ fn percent_decoded(text: &str) -> String {
 
 /// Masking judged apart from whether the text is shown at all (the answer
 /// rules' matter): where the result shows the part of an echo that holds no
-/// credential, the credential in it reads `[credential]`.
+/// credential, the credential in it reads `[credential]`. A result that
+/// does not show the echo at all leaves nothing to judge: not judged, as
+/// TC-ANS-001 judges whether a text body is shown.
 #[then(expr = "where the result shows {string}, it reads {string}")]
 async fn where_shown_reads(world: &mut GatewayWorld, part: String, expected: String) -> StepResult {
     let (_, text) = result(world)?;
     let (part, expected) = (expand(world, &part), expand(world, &expected));
-    if text.contains(&part) && !text.contains(&expected) {
+    if !text.contains(&part) {
+        let text = clip(text);
+        return Err(world
+            .not_judged(
+                TEXT_SHOWN,
+                format!("the result does not show the echo {part:?} at all:\n{text}"),
+            )
+            .into());
+    }
+    if !text.contains(&expected) {
         fail!(
             "the result shows {part:?}, but not as {expected:?}:\n{}",
             clip(text)
