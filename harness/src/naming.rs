@@ -403,7 +403,8 @@ fn pair(evidence: &[Vec<Option<Found>>], tools: usize) -> Vec<Option<usize>> {
 /// that takes the arguments `taken` (its input schema's properties) names
 /// them, and what was renamed. An argument the tool does not take goes
 /// under the name of the one it does take that is the same once case and
-/// separators are set aside (`X_Trace` for `X-Trace`); a `body` the tool
+/// separators are set aside (`X_Trace` for `X-Trace`), or inside the one
+/// object of a place that takes it (`{query: {limit}}`); a `body` the tool
 /// does not take, whose members it takes as arguments of their own (as
 /// gateways that spread the request body do), is spread likewise. Anything
 /// else stays as given.
@@ -419,10 +420,7 @@ pub fn as_the_gateway_names(
             out.extend(members.clone());
             continue;
         }
-        let alike: Vec<&String> = taken
-            .keys()
-            .filter(|name| fold(name) == fold(key))
-            .collect();
+        let alike: Vec<&String> = taken.keys().filter(|name| stands_for(name, key)).collect();
         let key = match alike[..] {
             [name] if !taken.contains_key(key) && !given.contains_key(name) => {
                 renamed.push(format!("{key:?} as {name:?}"));
@@ -430,9 +428,77 @@ pub fn as_the_gateway_names(
             }
             _ => key.clone(),
         };
+        if !taken.contains_key(&key) {
+            let placed: Vec<(&String, &String)> = placed_members(taken)
+                .into_iter()
+                .filter(|(_, member)| fold(member) == fold(&key))
+                .collect();
+            if let [(place, member)] = placed[..] {
+                if let Value::Object(group) = out
+                    .entry(place.clone())
+                    .or_insert_with(|| Value::Object(Map::new()))
+                {
+                    renamed.push(format!("{key:?} as {place}.{member}"));
+                    group.insert(member.clone(), value.clone());
+                    continue;
+                }
+            }
+        }
         out.insert(key, value.clone());
     }
     (out, renamed)
+}
+
+/// Whether the tool's argument `name` stands for the rules' argument
+/// `given`: the same once case and separators are set aside, or that with
+/// its place before it (`header_X-Tags` for `X-Tags`), or, for the body,
+/// any name that ends in it (`request_body`, `requestBody`).
+fn stands_for(name: &str, given: &str) -> bool {
+    let (name, given) = (fold(name), fold(given));
+    name == given
+        || ["header", "query", "path", "cookie"]
+            .iter()
+            .any(|place| name.strip_prefix(place) == Some(given.as_str()))
+        || (given == "body" && name.ends_with("body"))
+}
+
+/// The tool's one argument that stands for the request body (`body`,
+/// `requestBody`, `request_body`), if it has exactly one.
+pub fn body_argument(taken: &Map<String, Value>) -> Option<&String> {
+    let mut bodies = taken.keys().filter(|name| stands_for(name, "body"));
+    match (bodies.next(), bodies.next()) {
+        (Some(body), None) => Some(body),
+        _ => None,
+    }
+}
+
+/// The argument names some gateways group their arguments under, one
+/// object per place (`{path: {id}, query: {limit}, headers: {...}}`, as
+/// openmcp does), folded.
+const PLACES: [&str; 8] = [
+    "path",
+    "query",
+    "header",
+    "headers",
+    "cookie",
+    "cookies",
+    "pathparams",
+    "queryparams",
+];
+
+/// The arguments a tool takes inside objects of one per place (see
+/// [`PLACES`]): each as its place and its own name.
+pub fn placed_members(taken: &Map<String, Value>) -> Vec<(&String, &String)> {
+    let mut members = Vec::new();
+    for (place, schema) in taken {
+        if !PLACES.contains(&fold(place).as_str()) {
+            continue;
+        }
+        if let Some(properties) = schema.get("properties").and_then(Value::as_object) {
+            members.extend(properties.keys().map(|member| (place, member)));
+        }
+    }
+    members
 }
 
 /// The members of a `body` argument, where the tool takes no `body` but
@@ -559,6 +625,45 @@ mod tests {
         // Two names of the tool's alike: neither is plainly the one.
         let taken = object(serde_json::json!({"x_trace": {}, "X-TRACE_": {}}));
         let given = object(serde_json::json!({"X-Trace": "t"}));
+        assert_eq!(as_the_gateway_names(&given, &taken).0, given);
+    }
+
+    #[test]
+    fn arguments_go_into_the_object_of_their_place() {
+        let taken = object(serde_json::json!({
+            "path": {"type": "object", "properties": {"id": {}}},
+            "query": {"type": "object", "properties": {"limit": {}, "Q": {}}},
+            "headers": {"type": "object", "properties": {"X-Trace": {}}},
+            "body": {"type": "object"},
+        }));
+        let given = object(serde_json::json!({
+            "id": "7", "limit": 2, "q": "x", "X_Trace": "t", "body": {"name": "Rex"},
+        }));
+        let (out, renamed) = as_the_gateway_names(&given, &taken);
+        assert_eq!(
+            Value::Object(out),
+            serde_json::json!({
+                "path": {"id": "7"},
+                "query": {"limit": 2, "Q": "x"},
+                "headers": {"X-Trace": "t"},
+                "body": {"name": "Rex"},
+            })
+        );
+        assert_eq!(renamed.len(), 4, "{renamed:?}");
+        // A name with its place before it, and a body by another name.
+        let taken = object(serde_json::json!({"header_X-Tags": {}, "request_body": {}}));
+        let given = object(serde_json::json!({"X-Tags": ["a"], "body": {"name": "Rex"}}));
+        assert_eq!(
+            Value::Object(as_the_gateway_names(&given, &taken).0),
+            serde_json::json!({"header_X-Tags": ["a"], "request_body": {"name": "Rex"}})
+        );
+        // An object that is no place, and a name two places take, stay put.
+        let taken = object(serde_json::json!({
+            "filter": {"properties": {"name": {}}},
+            "path": {"properties": {"id": {}}},
+            "query": {"properties": {"id": {}}},
+        }));
+        let given = object(serde_json::json!({"name": "Rex", "id": "7"}));
         assert_eq!(as_the_gateway_names(&given, &taken).0, given);
     }
 
