@@ -313,6 +313,12 @@ impl GatewayWorld {
         self.rules.iter().any(|own| own == rule)
     }
 
+    /// Whether the scenario judges a rule whose ID starts with `prefix`
+    /// (`TC-ARG-`).
+    pub fn judges_rules_of(&self, prefix: &str) -> bool {
+        self.rules.iter().any(|own| own.starts_with(prefix))
+    }
+
     /// Stops the gateway and ends the session; done after each scenario.
     /// What the gateway left (stderr, an exit of its own) is kept for the report.
     pub(crate) fn teardown(&mut self) {

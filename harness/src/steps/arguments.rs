@@ -68,14 +68,63 @@ async fn has_arguments(world: &mut GatewayWorld, name: String, step: &Step) -> S
 
 /// The tool's argument names only: which of them are required is TC-ARG-001's
 /// matter, not that of the rules that only need to see the arguments there.
+/// So are the names themselves, and arguments of the gateway's own beside
+/// the document's: outside the argument rules' scenarios, each expected
+/// argument must be there under a name that plainly stands for it (see
+/// [`crate::naming::as_the_gateway_names`]), and others are let by.
 #[then(expr = "the tool {string} takes the arguments:")]
 async fn takes_arguments(world: &mut GatewayWorld, name: String, step: &Step) -> StepResult {
     let expected: BTreeSet<String> = super::support::first_column(step)?.into_iter().collect();
     let (names, _) = arguments(world, &name).await?;
-    if names != expected {
+    let exact = world.judges_rules_of(ARGUMENT_RULES);
+    if exact && names != expected {
         fail!("tool {name:?}: expected the arguments {expected:?}, got {names:?}");
     }
+    let offered = offered_names(world, &name).await?;
+    let given: serde_json::Map<String, Value> = expected
+        .iter()
+        .map(|argument| (argument.clone(), Value::Null))
+        .collect();
+    let (placed, _) = crate::naming::as_the_gateway_names(&given, &offered);
+    // Where the body went (spread, say) is TC-ARG-003's matter alone.
+    let unplaced: Vec<&String> = placed
+        .keys()
+        .filter(|argument| !offered.contains_key(*argument) && *argument != "body")
+        .collect();
+    if !unplaced.is_empty() {
+        fail!("tool {name:?}: expected the arguments {expected:?}, got {names:?}; none stands for {unplaced:?}");
+    }
     Ok(())
+}
+
+/// The tool's argument names, and those of the arguments it takes inside
+/// an object per place (`headers.X-Api-Key`; see
+/// [`crate::naming::placed_members`]), so that an argument is seen wherever
+/// the gateway put it.
+async fn with_placed(world: &mut GatewayWorld, name: &str) -> anyhow::Result<BTreeSet<String>> {
+    let (mut names, _) = arguments(world, name).await?;
+    let offered = offered_names(world, name).await?;
+    names.extend(
+        crate::naming::placed_members(&offered)
+            .into_iter()
+            .map(|(_, member)| member.clone()),
+    );
+    Ok(names)
+}
+
+/// The rules whose own matter the arguments' names are.
+const ARGUMENT_RULES: &str = "TC-ARG-";
+
+/// The tool's input schema's properties.
+async fn offered_names(
+    world: &mut GatewayWorld,
+    name: &str,
+) -> anyhow::Result<serde_json::Map<String, Value>> {
+    let tool = tool(world, name).await?;
+    Ok(tool["inputSchema"]["properties"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default())
 }
 
 /// What a gateway that refused its document offers is nothing at all, so
@@ -91,8 +140,8 @@ async fn lacks_argument_unless_refused(
     if world.start_failure().is_some() {
         return Ok(());
     }
-    let (names, _) = arguments(world, &name).await?;
-    if names.contains(&argument) {
+    let names = with_placed(world, &name).await?;
+    if names.iter().any(|taken| fold(taken) == fold(&argument)) {
         fail!("tool {name:?} takes the argument {argument:?}, which only the file outside the document's folder defines");
     }
     Ok(())
@@ -100,7 +149,7 @@ async fn lacks_argument_unless_refused(
 
 #[then(expr = "the tool {string} has no argument for the header {string}")]
 async fn no_header_argument(world: &mut GatewayWorld, name: String, header: String) -> StepResult {
-    let (names, _) = arguments(world, &name).await?;
+    let names = with_placed(world, &name).await?;
     let offending = for_header(&names, &header);
     if !offending.is_empty() {
         fail!("tool {name:?} offers {offending:?}, an argument for the header {header:?}");
@@ -120,7 +169,7 @@ async fn header_argument(
     header: String,
     rule: String,
 ) -> StepResult {
-    let (names, _) = arguments(world, &name).await?;
+    let names = with_placed(world, &name).await?;
     if for_header(&names, &header).is_empty() {
         return Err(world
             .not_judged(
