@@ -37,7 +37,7 @@ async fn schema_value(
     // Where the body goes is the argument rules' own matter, never looked past there.
     let spread = spread_body(&schema, &pointer)
         .filter(|_| !ARGUMENT_RULES.iter().any(|rule| world.judges(rule)));
-    let at = spread.unwrap_or(&pointer);
+    let at = spread.as_deref().unwrap_or(&pointer);
     if json == "absent" {
         // Absent only where its parent is there to hold it: a body put
         // elsewhere would make anything under it absent.
@@ -69,7 +69,7 @@ async fn schema_value(
         // The body's members among other arguments: a required one more may
         // be a parameter's.
         Some(Value::Array(actual))
-            if spread.is_some_and(|at| at == "/required")
+            if spread.as_deref() == Some("/required")
                 && expected
                     .as_array()
                     .is_some_and(|names| names.iter().all(|name| actual.contains(name))) =>
@@ -97,35 +97,24 @@ async fn schema_value(
 }
 
 /// Where a pointer into the `body` argument (`/properties/body/…`) lands in
-/// the input schema of a tool that takes the body's members as arguments of
-/// their own (no `body` property): the same place from the schema's root.
-fn spread_body<'a>(schema: &Value, pointer: &'a str) -> Option<&'a str> {
+/// the input schema of a tool that names that argument otherwise
+/// (`requestBody`), or that takes the body's members as arguments of their
+/// own (no argument for the body): under that name, or from the schema's
+/// root.
+fn spread_body(schema: &Value, pointer: &str) -> Option<String> {
     let rest = pointer.strip_prefix("/properties/body")?;
-    let takes_body = schema
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let empty = serde_json::Map::new();
+    let properties = schema
         .get("properties")
-        .is_some_and(|properties| properties.get("body").is_some());
-    (!takes_body && rest.starts_with('/')).then_some(rest)
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::spread_body;
-
-    #[test]
-    fn a_pointer_into_the_body_lands_at_the_root_of_a_spread_body() {
-        let spread = json!({"properties": {"name": {}, "like": {}}});
-        let taken = json!({"properties": {"body": {"properties": {"name": {}}}}});
-        let pointer = "/properties/body/properties/id";
-        assert_eq!(spread_body(&spread, pointer), Some("/properties/id"));
-        assert_eq!(
-            spread_body(&spread, "/properties/body/required"),
-            Some("/required")
-        );
-        assert_eq!(spread_body(&taken, pointer), None);
-        assert_eq!(spread_body(&spread, "/properties/body"), None);
-        assert_eq!(spread_body(&spread, "/properties/bodyguard/type"), None);
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    match crate::naming::body_argument(properties) {
+        Some(body) if body == "body" => None,
+        Some(body) => Some(format!("/properties/{body}{rest}")),
+        None => Some(rest.to_owned()),
     }
 }
 
@@ -440,4 +429,34 @@ async fn no_output_schema(world: &mut GatewayWorld) -> StepResult {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::spread_body;
+
+    #[test]
+    fn a_pointer_into_the_body_lands_where_the_tool_put_the_body() {
+        let spread = json!({"properties": {"name": {}, "like": {}}});
+        let taken = json!({"properties": {"body": {"properties": {"name": {}}}}});
+        let pointer = "/properties/body/properties/id";
+        assert_eq!(
+            spread_body(&spread, pointer).as_deref(),
+            Some("/properties/id")
+        );
+        assert_eq!(
+            spread_body(&spread, "/properties/body/required").as_deref(),
+            Some("/required")
+        );
+        assert_eq!(spread_body(&taken, pointer), None);
+        assert_eq!(spread_body(&spread, "/properties/body"), None);
+        assert_eq!(spread_body(&spread, "/properties/bodyguard/type"), None);
+        let renamed = json!({"properties": {"requestBody": {"properties": {"id": {}}}}});
+        assert_eq!(
+            spread_body(&renamed, pointer).as_deref(),
+            Some("/properties/requestBody/properties/id")
+        );
+    }
 }
