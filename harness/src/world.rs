@@ -1131,6 +1131,10 @@ impl GatewayWorld {
         // What getting a gateway by launching costs, its turn included.
         let asked = Instant::now();
         // The start-up window opens with the launch, not while waiting for a turn.
+        // A turn still held (a launch made again after a silent handshake)
+        // is given back first: two launches that each wait for another turn
+        // while holding theirs would wait for ever.
+        self.slot = None;
         self.slot = Some(launcher.slot().await);
         let refused = self.health.as_ref().map_or(Ok(()), |health| {
             health.may_launch(self.transport, self.probe)

@@ -495,6 +495,43 @@ fn a_launch_starved_once_is_made_again_and_counted() {
     );
 }
 
+/// A launch made again after a silent handshake takes a new turn to launch,
+/// and gives its own back first: with one turn for the run, holding it
+/// while waiting for another would wait for ever. Here, over stdio, the
+/// second launch sleeps past the handshake's window (10 s at least) before
+/// it answers anything.
+#[test]
+fn a_launch_made_again_gives_back_its_turn() {
+    let folder = scratch("silent-handshake");
+    let launches = folder.join("launches");
+    let _ = std::fs::remove_file(&launches);
+    let gateway = format!(
+        "sh -c 'echo >> \"$3\"; [ \"$(wc -l < \"$3\")\" -eq 2 ] && sleep 12; exec \"$0\" serve --openapi \"$1\" --base-url \"$2\" --stdio' {} {{openapi}} {{base_url}} {}",
+        reference(),
+        launches.display()
+    );
+    let run = harness(
+        "silent-handshake",
+        &[
+            "--gateway",
+            &gateway,
+            "--transport",
+            "stdio",
+            "--tags",
+            "@TC-DESC-001 or @TC-DESC-002",
+            "--concurrency",
+            "1",
+            "--launches",
+            "1",
+            "--start-timeout",
+            "2",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(run.count("error"), 0, "{}", run.stdout);
+    assert_eq!(run.report["relaunched"], 1, "{}", run.stdout);
+}
+
 /// Where starting is what the scenario judges ("When the gateway starts"),
 /// silence is no verdict either: a starved launch there is made again too,
 /// and the scenario is judged. Here only the first launch on the boolean
