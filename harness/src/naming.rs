@@ -452,14 +452,15 @@ pub fn as_the_gateway_names(
 /// Whether the tool's argument `name` stands for the rules' argument
 /// `given`: the same once case and separators are set aside, or that with
 /// its place before it (`header_X-Tags` for `X-Tags`), or, for the body,
-/// any name that ends in it (`request_body`, `requestBody`).
+/// any name that ends in it (`request_body`, `requestBody`) or Kubb's
+/// `data`.
 fn stands_for(name: &str, given: &str) -> bool {
     let (name, given) = (fold(name), fold(given));
     name == given
         || ["header", "query", "path", "cookie"]
             .iter()
             .any(|place| name.strip_prefix(place) == Some(given.as_str()))
-        || (given == "body" && name.ends_with("body"))
+        || (given == "body" && (name.ends_with("body") || name == "data"))
 }
 
 /// The tool's one argument that stands for the request body (`body`,
@@ -474,10 +475,11 @@ pub fn body_argument(taken: &Map<String, Value>) -> Option<&String> {
 
 /// The argument names some gateways group their arguments under, one
 /// object per place (`{path: {id}, query: {limit}, headers: {...}}`, as
-/// openmcp does), folded.
-const PLACES: [&str; 8] = [
+/// openmcp does; Kubb's `{params: {limit}, headers: {...}}`), folded.
+const PLACES: [&str; 9] = [
     "path",
     "query",
+    "params",
     "header",
     "headers",
     "cookie",
@@ -652,6 +654,14 @@ mod tests {
         assert_eq!(renamed.len(), 4, "{renamed:?}");
         // A name with its place before it, and a body by another name.
         let taken = object(serde_json::json!({"header_X-Tags": {}, "request_body": {}}));
+        let kubb = object(serde_json::json!({
+            "params": {"properties": {"limit": {}}}, "data": {"type": "object"},
+        }));
+        let given = object(serde_json::json!({"limit": 2, "body": {"name": "Rex"}}));
+        assert_eq!(
+            Value::Object(as_the_gateway_names(&given, &kubb).0),
+            serde_json::json!({"params": {"limit": 2}, "data": {"name": "Rex"}})
+        );
         let given = object(serde_json::json!({"X-Tags": ["a"], "body": {"name": "Rex"}}));
         assert_eq!(
             Value::Object(as_the_gateway_names(&given, &taken).0),
