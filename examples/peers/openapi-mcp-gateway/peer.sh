@@ -1,5 +1,6 @@
 # openapi-mcp-gateway 0.8.0 (PyPI), its CLI with a config file through
 # adapter.sh. Both transports.
+name="openapi-mcp-gateway 0.8.0"
 install() { python_peer; }
 launch="$(q "$here/openapi-mcp-gateway/adapter.sh") --openapi {openapi} --base-url {base_url}"
 http_command="$launch --port {port}"
