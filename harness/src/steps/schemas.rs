@@ -251,8 +251,9 @@ async fn nullable_type(
 /// published input schema, run by a JSON Schema 2020-12 validator, admits
 /// the arguments or not. It judges the schema as published, whatever form
 /// the gateway chose (a widened `type`, an `anyOf` with null, ...). A
-/// gateway that takes the body's properties as arguments of their own
-/// (TC-ARG-003's matter) is judged on those; an argument its schema does
+/// gateway that takes the arguments otherwise (the body's properties as
+/// arguments of their own, the body under another name, arguments grouped
+/// by place: the argument rules' matter) is judged on those; an argument its schema does
 /// not describe leaves the scenario not judged, since a schema without it
 /// may admit anything there. With the prefix, a gateway that refused the
 /// document passes: that outcome is the scenario's to allow.
@@ -276,14 +277,22 @@ async fn schema_admits(
             .and_then(|properties| properties.get(argument))
             .is_some()
     };
+    // The arguments under the names the gateway gives them (the body spread,
+    // or under its own name; see naming::as_the_gateway_names).
+    let properties = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let (arguments, judged_by) = match parse_json(&json)? {
-        Value::Object(mut arguments)
-            if arguments.get("body").is_some_and(Value::is_object) && !described("body") =>
-        {
-            if let Some(Value::Object(members)) = arguments.remove("body") {
-                arguments.extend(members);
-            }
-            (Value::Object(arguments), "TC-ARG-003")
+        Value::Object(given) => {
+            let judged_by = if given.contains_key("body") && !described("body") {
+                "TC-ARG-003"
+            } else {
+                "TC-ARG-001"
+            };
+            let (placed, _) = crate::naming::as_the_gateway_names(&given, &properties);
+            (Value::Object(placed), judged_by)
         }
         arguments => (arguments, "TC-ARG-001"),
     };
