@@ -51,8 +51,7 @@ fn refused_at_all(world: &GatewayWorld, pointers: &[String]) -> StepResult {
     Ok(())
 }
 
-/// A refusal is a tool error, and nothing sent: an error after the call
-/// reached the upstream refused nothing. One that sent nothing but answered
+/// A refusal is a tool error, sent before anything reaches the upstream. One that sent nothing but answered
 /// in a result not marked as an error refused all the same; the form is
 /// TC-PROTO-005's matter, and this scenario cannot see its own rule past it.
 #[then("the call is refused")]
@@ -71,16 +70,30 @@ async fn refused(world: &mut GatewayWorld) -> StepResult {
         }
     }
     let text = error_text(world)?;
-    // An error that came back from the upstream is no refusal of the call.
+    // An error once the call reached the upstream may be the upstream's, not
+    // a refusal: whether a refused call sends anything is TC-CHECK-015's
+    // matter, failed in its own scenarios; elsewhere nothing is seen.
     let sent = world.upstream().requests().len();
     if sent > 0 {
-        fail!(
-            "the call was not refused: it reached the upstream ({sent} request(s)), and failed after:\n{}",
-            clip(text)
-        );
+        let text = clip(text);
+        if world.judges(NOTHING_SENT_AFTER_REFUSAL) {
+            fail!("the call reached the upstream ({sent} request(s)) before it failed:\n{text}");
+        }
+        return Err(world
+            .not_judged(
+                NOTHING_SENT_AFTER_REFUSAL,
+                format!(
+                    "the call reached the upstream ({sent} request(s)) and failed after, so \
+                     whether it was refused cannot be told:\n{text}"
+                ),
+            )
+            .into());
     }
     Ok(())
 }
+
+/// The rule that a refused call sends nothing.
+const NOTHING_SENT_AFTER_REFUSAL: &str = "TC-CHECK-015";
 
 /// The rule that a refusal is a tool result with isError.
 const ERRORS_ARE_TOOL_ERRORS: &str = "TC-PROTO-005";
