@@ -183,11 +183,8 @@ impl Gateway<'_> {
             .run
             .gateway
             .keys()
-            .filter_map(|transport| match transport.as_str() {
-                "http" => Some("Streamable HTTP"),
-                "stdio" => Some("stdio"),
-                _ => None,
-            })
+            .filter(|command| command.as_str() != PREPARE)
+            .map(|command| command_label(command))
             .collect();
         names.join(", ")
     }
@@ -342,12 +339,12 @@ fn gateway_page(gateway: &Gateway<'_>, root: &str) -> Page {
         reused = run.reused,
     );
     for (transport, template) in &run.gateway {
-        let what = match transport.as_str() {
-            "http" => "Streamable HTTP",
-            "prepare" => "the build per document",
-            other => other,
-        };
-        let _ = writeln!(text, "- {what}: {}", code(&unrooted(template)));
+        let _ = writeln!(
+            text,
+            "- {}: {}",
+            command_label(transport),
+            code(&unrooted(template))
+        );
     }
 
     text.push_str(
@@ -494,6 +491,19 @@ fn scenario_entry(
         let _ = write!(text, "  {what}:\n\n{}\n", fenced(&shortened(&body)));
     }
     text.push_str("  </details>\n\n");
+}
+
+/// The report's key for the build per document among the gateway's commands.
+const PREPARE: &str = "prepare";
+
+/// How a page names one of the gateway's commands (`http`, `stdio`, or the
+/// build per document) as the JSON report keys them.
+fn command_label(key: &str) -> &str {
+    match key {
+        "http" => "Streamable HTTP",
+        PREPARE => "the build per document",
+        other => other,
+    }
 }
 
 /// A scenario as a link to its line of the feature page, and its transport.
