@@ -52,7 +52,8 @@ fn nginx() -> PathBuf {
 }
 
 /// nginx in the foreground on `port`, balancing round-robin over `backends`,
-/// with every file it writes under `dir`.
+/// with every file it writes under `dir`. One process, no master and
+/// workers: killing the master left its workers running after the tests.
 fn nginx_on(dir: &Path, port: u16, backends: &[u16]) -> Command {
     let servers: String = backends
         .iter()
@@ -61,7 +62,7 @@ fn nginx_on(dir: &Path, port: u16, backends: &[u16]) -> Command {
     let dir_text = dir.display();
     let config = format!(
         "daemon off;\n\
-         worker_processes 1;\n\
+         master_process off;\n\
          pid {dir_text}/nginx.pid;\n\
          error_log {dir_text}/error.log warn;\n\
          events {{ worker_connections 512; }}\n\
