@@ -146,8 +146,8 @@ Feature: The request
             responses: {"200": {description: ok}}
       """
     When the client calls "getMeta" with {"name": "<value>"}
-    Then the call is refused
-    And nothing reached the upstream
+    Then nothing reached the upstream
+    And the call is refused
 
     Examples:
       | value |
@@ -172,8 +172,8 @@ Feature: The request
         /.%2e/admin/{id}: {get: {operationId: climb-6, parameters: [{name: id, in: path, required: true, schema: {type: string}}], responses: {"200": {description: ok}}}}
       """
     When the client calls "climb-<n>" with {"id": "7"}
-    Then the call is refused
-    And nothing reached the upstream
+    Then nothing reached the upstream
+    And the call is refused
 
     Examples:
       | path                      | n |
@@ -813,8 +813,8 @@ Feature: The request
             responses: {"204": {description: gone}}
       """
     When the client calls "deletePet" with {"id": ""}
-    Then the call is refused
-    And nothing reached the upstream
+    Then nothing reached the upstream
+    And the call is refused
 
   @TC-REQ-019 @recommended
   Scenario: An empty array in form style without explode sends no pair
