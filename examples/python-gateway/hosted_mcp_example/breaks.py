@@ -14,6 +14,7 @@ import os
 BREAKS: dict[str, str] = {
     "TC-PROTO-004": "an unknown tool is a tool result with isError, not JSON-RPC error -32602",
     "TC-PROTO-005": "arguments that are not an object send bytes that are no HTTP request upstream",
+    "TC-PROTO-005+plain": "a failed check is answered in a result not marked as an error",
     "TC-PROTO-006": "tools are listed with their paths sorted alphabetically",
     "TC-PROTO-006+methods": "a path's methods are listed in the order the document writes them",
     "TC-LOAD-002": "only OpenAPI 3.0.x is accepted; 3.1 documents are refused",
@@ -88,6 +89,11 @@ RENAMINGS: dict[str, str] = {
 #: their own matter only ("passed"), or say they cannot ("not_judged").
 ALSO: dict[str, dict[str, str]] = {
     "TC-NAME-003": {"TC-NAME-004": "not_judged"},
+    "TC-PROTO-005+plain": {
+        "TC-CHECK-002": "not_judged",
+        "TC-CHECK-003": "not_judged",
+        "TC-CHECK-013": "not_judged",
+    },
     "TC-SCHEMA-002+dangling": {
         "TC-SCHEMA-003": "not_judged",
         "TC-SCHEMA-007": "not_judged",

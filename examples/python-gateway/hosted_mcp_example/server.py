@@ -85,7 +85,10 @@ class Gateway:
                 except (Refused, DeliveryFailed):
                     pass
             lines = "\n".join(f"- {pointer or '/'}: {what}" for pointer, what in problems)
-            return _error(f"The arguments of {tool.name} do not fit its input schema; nothing was sent.\n{lines}")
+            refusal = f"The arguments of {tool.name} do not fit its input schema; nothing was sent.\n{lines}"
+            if broken("TC-PROTO-005+plain"):
+                return types.CallToolResult(content=[types.TextContent(text=refusal)], is_error=False)
+            return _error(refusal)
         try:
             outgoing = build(tool.plan, arguments, self.base_url, self.credential, self.where)
             is_error, text = render(await send(outgoing), self.mask)

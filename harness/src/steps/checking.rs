@@ -39,8 +39,8 @@ async fn refused_at_each(world: &mut GatewayWorld, step: &Step) -> StepResult {
 
 /// The error names each place. Whether anything was sent is TC-CHECK-015's
 /// matter, judged in that rule's own scenarios.
-fn refused_at_all(world: &GatewayWorld, pointers: &[String]) -> StepResult {
-    let text = error_text(world)?;
+fn refused_at_all(world: &mut GatewayWorld, pointers: &[String]) -> StepResult {
+    let text = refusal_text(world)?;
     let missing: Vec<_> = pointers
         .iter()
         .filter(|p| !names_pointer(text, p))
@@ -51,31 +51,37 @@ fn refused_at_all(world: &GatewayWorld, pointers: &[String]) -> StepResult {
     Ok(())
 }
 
-/// A refusal is a tool error, sent before anything reaches the upstream. One that sent nothing but answered
-/// in a result not marked as an error refused all the same; the form is
-/// TC-PROTO-005's matter, and this scenario cannot see its own rule past it.
+/// The text of a refusal, which is a tool error. A call that sent nothing
+/// but answered in a result not marked as an error refused all the same:
+/// the form is TC-PROTO-005's matter, and a scenario of another rule cannot
+/// see its own past it (what a refusal names, say), so it is not judged.
+fn refusal_text(world: &mut GatewayWorld) -> anyhow::Result<&str> {
+    let unseen = match result(world)? {
+        (false, text)
+            if world.upstream().requests().is_empty() && !world.judges(ERRORS_ARE_TOOL_ERRORS) =>
+        {
+            Some(clip(text))
+        }
+        _ => None,
+    };
+    if let Some(text) = unseen {
+        return Err(world.not_judged(
+            ERRORS_ARE_TOOL_ERRORS,
+            format!("nothing was sent, and the answer is a result not marked as an error:\n{text}"),
+        ));
+    }
+    error_text(world)
+}
+
+/// A refusal is a tool error, given before anything reaches the upstream.
 #[then("the call is refused")]
 async fn refused(world: &mut GatewayWorld) -> StepResult {
-    if let (false, text) = result(world)? {
-        if world.upstream().requests().is_empty() && !world.judges(ERRORS_ARE_TOOL_ERRORS) {
-            let text = clip(text);
-            return Err(world
-                .not_judged(
-                    ERRORS_ARE_TOOL_ERRORS,
-                    format!(
-                        "nothing was sent, and the answer is a result not marked as an error:\n{text}"
-                    ),
-                )
-                .into());
-        }
-    }
-    let text = error_text(world)?;
+    let text = clip(refusal_text(world)?);
     // An error once the call reached the upstream may be the upstream's, not
     // a refusal: whether a refused call sends anything is TC-CHECK-015's
     // matter, failed in its own scenarios; elsewhere nothing is seen.
     let sent = world.upstream().requests().len();
     if sent > 0 {
-        let text = clip(text);
         if world.judges(NOTHING_SENT_AFTER_REFUSAL) {
             fail!("the call reached the upstream ({sent} request(s)) before it failed:\n{text}");
         }
