@@ -42,8 +42,13 @@ pub const DEFAULT_CREDENTIAL: &str = "sk/conformance+3f9a=7c1e@x";
 /// How long a gateway whose session failed gets to show that it exited.
 const EXIT_SEEN_WITHIN: Duration = Duration::from_secs(1);
 
-/// The body of the upstream's answer to a request no step stubbed.
-pub const UNSTUBBED_ANSWER: &str = "ok";
+/// The body of the upstream's answer to a request no step stubbed: JSON,
+/// which every gateway can read (some read every answer as JSON and fail
+/// on anything else).
+pub const UNSTUBBED_ANSWER: &str = r#"{"ok": true}"#;
+
+/// The body of every answer a scenario asked for by status alone.
+const FALLBACK_ANSWER: &str = r#"{"upstream": "says no"}"#;
 
 /// Written in a document, replaced by the mock upstream's base URL (for
 /// documents that point somewhere the harness can watch).
@@ -1286,22 +1291,28 @@ fn clip_chars(text: &str, keep: usize) -> String {
 }
 
 /// What a scenario does not stub is answered as a real API would, with a
-/// plain 200: a scenario about the request then sees no error it did not ask
-/// for, and the error codes recorded per scenario are the ones its rule is
-/// about.
+/// 200 and a JSON body: a scenario about the request then sees no error it
+/// did not ask for, and the error codes recorded per scenario are the ones
+/// its rule is about. A gateway that sends a call it should have refused
+/// then answers with a success, not with an error about the answer that
+/// could pass for a refusal (@twilio-alpha/openapi-mcp-server failed on
+/// a text body, and 89 checking scenarios could not be judged).
 async fn answer_unstubbed(upstream: &Upstream) {
     Mock::given(any())
-        .respond_with(ResponseTemplate::new(200).set_body_string(UNSTUBBED_ANSWER))
+        .respond_with(ResponseTemplate::new(200).set_body_raw(UNSTUBBED_ANSWER, "application/json"))
         .with_priority(u8::MAX)
         .mount(upstream.stubs())
         .await;
 }
 
 /// The fallback of [`GatewayWorld::answer_every_request_with`]: below any
-/// other stub, above the world's own answer to what no step stubbed.
+/// other stub, above the world's own answer to what no step stubbed. JSON,
+/// as [`UNSTUBBED_ANSWER`] is and for the same reason.
 async fn answer_every_request(upstream: &Upstream, status: u16) {
     Mock::given(any())
-        .respond_with(ResponseTemplate::new(status).set_body_string("upstream says no"))
+        .respond_with(
+            ResponseTemplate::new(status).set_body_raw(FALLBACK_ANSWER, "application/json"),
+        )
         .with_priority(u8::MAX - 1)
         .mount(upstream.stubs())
         .await;
