@@ -463,6 +463,37 @@ fn stands_for(name: &str, given: &str) -> bool {
         || (given == "body" && (name.ends_with("body") || name == "data"))
 }
 
+/// Where the tool takes the argument the rules call `given`, when not under
+/// that name: as a JSON Pointer into its input schema, to the one argument
+/// that stands for it (`/properties/header_X-Tags`) or to the one member of
+/// a place's object that is it (`/properties/params/properties/tag`). `None`
+/// when the tool takes it as given, or not in one place that can be told.
+pub fn argument_pointer(given: &str, taken: &Map<String, Value>) -> Option<String> {
+    if taken.contains_key(given) {
+        return None;
+    }
+    let escape = |name: &str| name.replace('~', "~0").replace('/', "~1");
+    let alike: Vec<&String> = taken
+        .keys()
+        .filter(|name| stands_for(name, given))
+        .collect();
+    if let [name] = alike[..] {
+        return Some(format!("/properties/{}", escape(name)));
+    }
+    let placed: Vec<(&String, &String)> = placed_members(taken)
+        .into_iter()
+        .filter(|(_, member)| fold(member) == fold(given))
+        .collect();
+    match placed[..] {
+        [(place, member)] => Some(format!(
+            "/properties/{}/properties/{}",
+            escape(place),
+            escape(member)
+        )),
+        _ => None,
+    }
+}
+
 /// The tool's one argument that stands for the request body (`body`,
 /// `requestBody`, `request_body`), if it has exactly one.
 pub fn body_argument(taken: &Map<String, Value>) -> Option<&String> {
@@ -602,6 +633,41 @@ mod tests {
 
     fn object(value: Value) -> Map<String, Value> {
         value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn an_argument_is_found_under_its_name_or_inside_its_place() {
+        let taken = object(serde_json::json!({
+            "petId": {},
+            "header_X-Tags": {},
+            "params": {"properties": {"tag": {}, "a/b": {}}},
+            "headers": {"properties": {"X-Trace": {}}},
+        }));
+        let found = |given: &str| argument_pointer(given, &taken);
+        assert_eq!(found("petId"), None, "taken as given");
+        assert_eq!(
+            found("X-Tags").as_deref(),
+            Some("/properties/header_X-Tags")
+        );
+        assert_eq!(
+            found("tag").as_deref(),
+            Some("/properties/params/properties/tag")
+        );
+        assert_eq!(
+            found("a/b").as_deref(),
+            Some("/properties/params/properties/a~1b")
+        );
+        assert_eq!(
+            found("x_trace").as_deref(),
+            Some("/properties/headers/properties/X-Trace")
+        );
+        assert_eq!(found("limit"), None, "taken nowhere");
+        // In two places: neither is plainly the one.
+        let twice = object(serde_json::json!({
+            "query": {"properties": {"id": {}}},
+            "path": {"properties": {"id": {}}},
+        }));
+        assert_eq!(argument_pointer("id", &twice), None);
     }
 
     #[test]

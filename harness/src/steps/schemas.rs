@@ -37,7 +37,11 @@ async fn schema_value(
     // Where the body goes is the argument rules' own matter, never looked past there.
     let spread = spread_body(&schema, &pointer)
         .filter(|_| !ARGUMENT_RULES.iter().any(|rule| world.judges(rule)));
-    let at = spread.as_deref().unwrap_or(&pointer);
+    let moved = spread
+        .is_none()
+        .then(|| moved_argument(world, &schema, &pointer))
+        .flatten();
+    let at = spread.as_deref().or(moved.as_deref()).unwrap_or(&pointer);
     if json == "absent" {
         // Absent only where its parent is there to hold it: a body put
         // elsewhere would make anything under it absent.
@@ -94,6 +98,28 @@ async fn schema_value(
             show(&schema)
         ),
     }
+}
+
+/// Where a pointer into an argument (`/properties/tag/type`) lands in the
+/// input schema of a tool that takes that argument under another name or
+/// inside an object of its place (`/properties/params/properties/tag/type`,
+/// as Kubb and openmcp do). The argument rules judge names and places on
+/// their own, so their scenarios follow the pointer as written.
+fn moved_argument(world: &GatewayWorld, schema: &Value, pointer: &str) -> Option<String> {
+    if world.judges_rules_of("TC-ARG-") {
+        return None;
+    }
+    let rest = pointer.strip_prefix("/properties/")?;
+    let (first, tail) = rest
+        .split_once('/')
+        .map_or((rest, None), |(a, b)| (a, Some(b)));
+    let given = first.replace("~1", "/").replace("~0", "~");
+    let properties = schema.get("properties")?.as_object()?;
+    let moved = crate::naming::argument_pointer(&given, properties)?;
+    Some(match tail {
+        Some(tail) => format!("{moved}/{tail}"),
+        None => moved,
+    })
 }
 
 /// Where a pointer into the `body` argument (`/properties/body/…`) lands in
@@ -233,6 +259,8 @@ async fn nullable_type(
     ty: String,
 ) -> StepResult {
     let schema = input_schema(world, &name).await?;
+    let moved = moved_argument(world, &schema, &pointer);
+    let pointer = moved.unwrap_or(pointer);
     let types: BTreeSet<&str> = match world.unless_unusable(follow(&schema, &pointer))? {
         Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).collect(),
         Some(Value::String(single)) => BTreeSet::from([single.as_str()]),
