@@ -134,18 +134,18 @@ pub use writings::{
 /// What the agent sees where the credential was (TC-MASK-001).
 pub const MASK: &str = "[credential]";
 
-/// Where the configuration puts the credential (TC-REQ-012 … TC-REQ-015).
-/// With no place configured, a credential goes as a bearer token
-/// (TC-REQ-017).
+/// Where the configuration puts the credential. With no place configured, a
+/// credential goes as a bearer token (TC-REQ-017).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
-    /// `Authorization: Bearer <credential>`.
+    /// TC-REQ-013: `Authorization: Bearer <credential>`.
     Bearer,
-    /// `Authorization: Basic <base64 of user:password>`; see [`basic_pair`].
+    /// TC-REQ-014: `Authorization: Basic <base64 of user:password>`; see
+    /// [`basic_pair`].
     Basic,
-    /// A header of this name holds the credential as it is.
+    /// TC-REQ-012: a header of this name holds the credential as it is.
     Header(String),
-    /// A query parameter of this name holds the credential.
+    /// TC-REQ-015: a query parameter of this name holds the credential.
     Query(String),
 }
 

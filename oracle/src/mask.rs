@@ -1,7 +1,7 @@
 //! The mask invariants: what the masker kept holds no writing of the
-//! credential whole (TC-MASK-001 … TC-MASK-003, TC-MASK-006), leaves no
-//! start of one at a cut (TC-MASK-004, TC-MASK-005), and reads far enough
-//! past a cut to see one whole.
+//! credential whole (TC-MASK-001, TC-MASK-002, TC-MASK-003, TC-MASK-006),
+//! leaves no start of one at a cut (TC-MASK-004, TC-MASK-005), and reads far
+//! enough past a cut to see one whole.
 
 use crate::{find, holds, Violation, Writing, MASK};
 

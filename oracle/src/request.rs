@@ -1,5 +1,9 @@
 //! The request invariants: one built request against the configuration and
-//! the operation it was built from (TC-REQ-001 … TC-REQ-016).
+//! the operation it was built from (TC-REQ-001, TC-REQ-003, TC-REQ-004,
+//! TC-REQ-007, TC-REQ-008, TC-REQ-010, TC-REQ-011, TC-REQ-012, TC-REQ-013,
+//! TC-REQ-014, TC-REQ-015, TC-REQ-016). How values are encoded and styled
+//! (TC-REQ-002, TC-REQ-005, TC-REQ-006) and what the agent's own request
+//! carried (TC-REQ-009) are not checked here.
 
 use base64::Engine as _;
 use percent_encoding::percent_decode_str;
@@ -89,7 +93,7 @@ pub struct Call<'a> {
 }
 
 /// Where and how the credential must ride, worked out from the
-/// configuration alone (TC-REQ-012 … TC-REQ-015).
+/// configuration alone (TC-REQ-012, TC-REQ-013, TC-REQ-014, TC-REQ-015).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Slot {
     /// A header (its name lower-case) holding exactly this value.
@@ -254,8 +258,8 @@ fn check_url(sent: &str, base: &str, slot: Option<&Slot>) -> Result<(), Violatio
 /// The headers: no CR, LF or NUL (TC-REQ-007); the gateway's own, each
 /// once with its value (TC-REQ-010), `Content-Type` with a body and only
 /// then (TC-REQ-011); the credential's header once, holding the credential
-/// alone (TC-REQ-012 … TC-REQ-014, TC-REQ-016); no other header the spec,
-/// or the gateway, denies an argument (TC-REQ-008).
+/// alone (TC-REQ-012, TC-REQ-013, TC-REQ-014, TC-REQ-016); no other header
+/// the spec, or the gateway, denies an argument (TC-REQ-008).
 fn check_headers(
     headers: &[(&str, &[u8])],
     call: &Call,

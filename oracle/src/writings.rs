@@ -110,7 +110,7 @@ fn unreserved(c: char) -> bool {
 /// The ways of writing a secret, each named, in the order [`writings`]
 /// lists them.
 pub const WAYS: &[(&str, Rule)] = &[
-    // TC-MASK-001 … TC-MASK-003: the credential as sent.
+    // TC-MASK-001, TC-MASK-002, TC-MASK-003: the credential as sent.
     ("as stored", |_, _| Char::Plain),
     // TC-MASK-006, percent-encoded wholly, in either hex case.
     ("percent-encoded, every byte, upper-case hex", |_, _| {

@@ -1,6 +1,9 @@
 //! The upstream's answer to the text the agent sees.
 //!
-//! Rules: TC-ANS-001 … TC-ANS-009, TC-MASK-001 … TC-MASK-006 (see `docs/rules.md`).
+//! Rules (see `docs/rules.md`): TC-ANS-001, TC-ANS-002, TC-ANS-003,
+//! TC-ANS-004, TC-ANS-005, TC-ANS-006, TC-ANS-007, TC-ANS-008, TC-ANS-010;
+//! TC-MASK-001, TC-MASK-002, TC-MASK-003, TC-MASK-004, TC-MASK-005,
+//! TC-MASK-006. TC-ANS-009 (reading stops at the budget) is `deliver.rs`'s.
 //!
 //! Every text taken from the answer (body, `Location`, content type) is masked
 //! here, once, before it is cut or embedded in a message.
@@ -37,8 +40,8 @@ impl ToolAnswer {
     }
 }
 
-/// How many body bytes to read so that the 1 MB cut can be decided and a
-/// credential straddling it masked whole.
+/// How many body bytes to read so that the 1 MB cut can be decided
+/// (TC-ANS-003) and a credential straddling it masked whole (TC-MASK-005).
 pub fn read_budget(masker: &Masker) -> usize {
     BODY_LIMIT + masker.longest_form().max(1)
 }
@@ -50,7 +53,7 @@ pub fn interpret(delivered: &Delivered, masker: &Masker) -> ToolAnswer {
         return success(delivered, masker);
     }
     let message = if is_redirect(status) {
-        // TC-ANS-007, TC-MASK-003.
+        // TC-ANS-007, TC-MASK-003: an error naming the `Location`, masked.
         AgentMessage::UpstreamRedirect {
             status,
             location: delivered
@@ -59,7 +62,8 @@ pub fn interpret(delivered: &Delivered, masker: &Masker) -> ToolAnswer {
                 .map(|location| masker.mask(&String::from_utf8_lossy(location.as_bytes()))),
         }
     } else {
-        // TC-ANS-008, TC-MASK-002.
+        // TC-ANS-008, TC-MASK-002: the status and at most the first 1,024
+        // bytes of the body, cut on a character boundary and masked.
         let cut = char_boundary_at_or_before(&delivered.body, ERROR_BODY_LIMIT);
         AgentMessage::UpstreamStatus {
             status,
@@ -83,6 +87,7 @@ fn success(delivered: &Delivered, masker: &Masker) -> ToolAnswer {
         .map(|value| String::from_utf8_lossy(value.as_bytes()).trim().to_owned())
         .filter(|value| !value.is_empty());
 
+    // TC-ANS-010: an empty body is a success that says so.
     if body.is_empty() && delivered.complete {
         return ToolAnswer::from_message(&AgentMessage::BodyEmpty {
             status: delivered.status,
@@ -92,9 +97,11 @@ fn success(delivered: &Delivered, masker: &Masker) -> ToolAnswer {
         Some(content_type) => MediaKind::of(content_type),
         // TC-ANS-006: no type, but UTF-8 (perhaps cut mid-character) is text.
         None if is_utf8_but_for_a_cut_tail(body, over_limit) => MediaKind::Text,
+        // TC-ANS-005: no type and not UTF-8 is not text.
         None => MediaKind::Binary,
     };
     match kind {
+        // TC-ANS-005: described by size and type, never shown.
         MediaKind::Binary => ToolAnswer::from_message(&AgentMessage::BodyNotText {
             status: delivered.status,
             size: if delivered.complete {
@@ -106,7 +113,9 @@ fn success(delivered: &Delivered, masker: &Masker) -> ToolAnswer {
         }),
         _ if over_limit => {
             // TC-ANS-003, TC-ANS-004: cut at 1 MB on a character boundary,
-            // shown raw because a cut JSON document no longer parses.
+            // shown raw because a cut JSON document no longer parses;
+            // TC-MASK-005: a credential that straddles the cut is masked
+            // whole.
             let cut = char_boundary_at_or_before(body, BODY_LIMIT);
             let mut text = String::from_utf8_lossy(&masker.mask_until(body, cut)).into_owned();
             text.push_str("\n\n");
@@ -119,8 +128,9 @@ fn success(delivered: &Delivered, masker: &Masker) -> ToolAnswer {
         }
         MediaKind::Json => {
             let raw = String::from_utf8_lossy(body);
-            // TC-ANS-002, numbers digit for digit; masked after printing,
-            // since printing undoes any unusual escaping of the credential.
+            // TC-ANS-002, numbers digit for digit; TC-MASK-001, masked after
+            // printing, since printing undoes any unusual escaping of the
+            // credential.
             let shown = pretty::pretty(&raw).unwrap_or_else(|| raw.into_owned());
             ToolAnswer {
                 text: masker.mask(&shown),
@@ -147,8 +157,9 @@ enum MediaKind {
 }
 
 impl MediaKind {
-    /// Text is `text/*`, JSON, XML, JavaScript, YAML and form-encoded data,
-    /// with or without a structured-syntax suffix.
+    /// TC-ANS-001, TC-ANS-005: text is `text/*`, JSON, XML, JavaScript, YAML
+    /// and form-encoded data, with or without a structured-syntax suffix;
+    /// any other declared type is not text.
     fn of(content_type: &str) -> MediaKind {
         let essence = content_type
             .split(';')

@@ -1,6 +1,9 @@
 //! Argument checking: each tool's input schema compiled once, every call checked against it.
 //!
-//! Rules: TC-CHECK-001 … TC-CHECK-016 (see `docs/rules.md`).
+//! Rules (see `docs/rules.md`): TC-CHECK-001, TC-CHECK-002, TC-CHECK-003,
+//! TC-CHECK-004, TC-CHECK-005, TC-CHECK-006, TC-CHECK-007, TC-CHECK-008,
+//! TC-CHECK-009, TC-CHECK-010, TC-CHECK-011, TC-CHECK-012, TC-CHECK-013,
+//! TC-CHECK-014, TC-CHECK-016; TC-CHECK-015 is the caller's (`gateway.rs`).
 //!
 //! Compilation turns the schema into an arena of nodes, with every
 //! local `$ref` already pointing at an arena index, so a call never resolves a
@@ -176,15 +179,19 @@ impl Walk<'_> {
                 return;
             }
         }
+        // TC-CHECK-003: the schema `false` (a property's own, say) admits no value.
         if node.rejects_everything {
             self.report(location, None, Problem::NotAllowed);
             return;
         }
+        // TC-CHECK-004: a referenced schema is checked, and so are the
+        // keywords written beside its `$ref`, below.
         if let Some(target) = node.reference {
             if reference_hops < MAX_REFERENCE_HOPS {
                 self.visit(target, value, location, depth, reference_hops + 1);
             }
         }
+        // TC-CHECK-001: `type`; an integer is a number too.
         if let Some(expected) = node.types {
             if !expected.admits(value) {
                 let found = JsonType::of(value);
@@ -193,11 +200,13 @@ impl Walk<'_> {
                 return;
             }
         }
+        // TC-CHECK-005: `enum`, by JSON equality (`1` equals `1.0`).
         if let Some(allowed) = &node.enumeration {
             if !allowed.contains(value) {
                 self.report(location, None, Problem::NotInEnum);
             }
         }
+        // TC-CHECK-006: `const`, by the same equality.
         if let Some(constant) = &node.constant {
             if !json::equal(constant, value) {
                 self.report(location, None, Problem::NotConst);
@@ -230,6 +239,7 @@ impl Walk<'_> {
                 self.report(location, None, Problem::TooLong { max });
             }
         }
+        // TC-CHECK-010: only the formats `Format` knows get here.
         if let Some(format) = node.format {
             if !format.accepts(text) {
                 self.report(location, None, Problem::BadFormat { format });
@@ -237,6 +247,8 @@ impl Walk<'_> {
         }
     }
 
+    /// TC-CHECK-009: the four bounds, compared exactly where both numbers
+    /// are integers.
     fn check_number(
         &mut self,
         node: &Node,
@@ -289,6 +301,7 @@ impl Walk<'_> {
         location: Option<&Location<'_, 'v>>,
         depth: usize,
     ) {
+        // TC-CHECK-008: `minItems` and `maxItems`.
         let count = items.len() as u64;
         if let Some(min) = node.min_items {
             if count < min {
@@ -300,10 +313,12 @@ impl Walk<'_> {
                 self.report(location, None, Problem::TooManyItems { max });
             }
         }
-        // TC-CHECK-016: `items` is about the items after `prefixItems`.
+        // TC-CHECK-004, TC-CHECK-016: `items` is checked, and is about the
+        // items after `prefixItems`.
         let Some(item_schema) = node.items else {
             return;
         };
+        // TC-CHECK-011: items deeper than the limit are left to the API.
         if depth + 1 > MAX_CHECKED_DEPTH {
             return;
         }
@@ -330,6 +345,9 @@ impl Walk<'_> {
         depth: usize,
     ) {
         let first_violation = self.violations.len();
+        // TC-CHECK-011: an object at the limit still gets its own `required`
+        // and `additionalProperties` checks; only its members' values are
+        // left to the API.
         let children_checked = depth < MAX_CHECKED_DEPTH;
         let mut required_seen = 0;
         for (name, member) in members {
@@ -348,9 +366,12 @@ impl Walk<'_> {
                         self.report(location, Some(name), Problem::NotAllowed);
                         continue;
                     }
+                    // TC-CHECK-003: a schema-valued `additionalProperties`
+                    // checks the member.
                     Additional::Schema(schema) => schema,
                 },
             };
+            // TC-CHECK-004: nested `properties` are checked.
             if children_checked {
                 let here = Location {
                     parent: location,

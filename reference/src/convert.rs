@@ -1,6 +1,15 @@
 //! Model to tools: names, descriptions, hints, arguments and the per-tool call plan.
 //!
-//! Rules: TC-NAME-*, TC-DESC-*, TC-HINT-*, TC-ARG-*, TC-SCHEMA-* (see `docs/rules.md`).
+//! Rules (see `docs/rules.md`). Names: TC-NAME-001, TC-NAME-002,
+//! TC-NAME-003, TC-NAME-004, TC-NAME-005, TC-NAME-006, TC-NAME-007,
+//! TC-NAME-008, TC-NAME-009, TC-NAME-010, TC-NAME-011. Descriptions and hints:
+//! TC-DESC-001, TC-DESC-002, TC-DESC-003, TC-DESC-004, TC-DESC-005,
+//! TC-HINT-002, TC-HINT-003, TC-HINT-004. Arguments: TC-ARG-001, TC-ARG-002,
+//! TC-ARG-003, TC-ARG-004, TC-ARG-005, TC-ARG-006, TC-ARG-007. Input schemas:
+//! TC-SCHEMA-001, TC-SCHEMA-002, TC-SCHEMA-003, TC-SCHEMA-004, TC-SCHEMA-005,
+//! TC-SCHEMA-006, TC-SCHEMA-007, TC-SCHEMA-008. Tool order: TC-PROTO-006. The
+//! request's plan: TC-REQ-005, TC-REQ-006, TC-REQ-008, TC-REQ-011, TC-REQ-014,
+//! TC-REQ-017.
 
 mod annotations;
 mod arguments;
@@ -55,6 +64,7 @@ pub fn convert_with(document: &Document, options: &Options) -> Result<Catalogue,
     let mut tools = Vec::with_capacity(document.operations.len());
     let mut seen = options.selection.matched();
     let mut left_out = 0;
+    // TC-NAME-010: a deprecated operation is no tool, and takes no name.
     for operation in document.operations.iter().filter(|op| !op.deprecated) {
         let name = names.assign(operation);
         if !options.selection.keeps(&name, &operation.tags, &mut seen) {

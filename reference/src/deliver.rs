@@ -1,7 +1,8 @@
 //! Sending the one request: once, unredirected, under one deadline, reading at
 //! most a bounded part of the answer.
 //!
-//! Rules: TC-SEND-001 … TC-SEND-006, TC-ANS-009 (see `docs/rules.md`).
+//! Rules (see `docs/rules.md`): TC-SEND-001, TC-SEND-002, TC-SEND-003,
+//! TC-SEND-004, TC-SEND-005, TC-SEND-006, TC-SEND-007, TC-ANS-009.
 
 use std::error::Error as _;
 use std::io::ErrorKind;
@@ -45,7 +46,8 @@ pub enum DeliveryFailure {
 }
 
 impl DeliveryFailure {
-    /// The catalogue message for this failure of the request to `target`.
+    /// The catalogue message for this failure of the request to `target`,
+    /// which names its method and URL (TC-SEND-007).
     pub fn into_message(self, target: String, deadline: Duration) -> AgentMessage {
         match self {
             DeliveryFailure::Timeout => AgentMessage::UpstreamTimeout { target, deadline },
@@ -140,13 +142,16 @@ impl Deliverer {
                 complete,
             })
         };
+        // TC-SEND-004, TC-SEND-005: one deadline over the whole exchange,
+        // from connecting to the last byte of the body.
         tokio::time::timeout(self.deadline, exchange)
             .await
             .unwrap_or(Err(DeliveryFailure::Timeout))
     }
 }
 
-/// Reads chunks until the body ends or the budget is spent.
+/// Reads chunks until the body ends or the budget is spent: an endless body
+/// still gives an answer (TC-ANS-009).
 async fn read_body(
     response: &mut Response,
     budget: usize,
@@ -179,7 +184,8 @@ fn reserve_within(body: &mut Vec<u8>, additional: usize, budget: usize) {
     }
 }
 
-/// Sorts a failure into the kinds an agent can act on.
+/// Sorts a failure into the kinds an agent can act on, so that a refused
+/// connection (TC-SEND-006) and a reset one (TC-SEND-002) each say so.
 fn classify(error: &reqwest::Error) -> DeliveryFailure {
     let mut cause = error.source();
     while let Some(current) = cause {
@@ -188,7 +194,9 @@ fn classify(error: &reqwest::Error) -> DeliveryFailure {
                 return DeliveryFailure::Untrusted(certificate_problem(why));
             }
             match io.kind() {
+                // TC-SEND-006.
                 ErrorKind::ConnectionRefused => return DeliveryFailure::Refused,
+                // TC-SEND-002.
                 ErrorKind::ConnectionReset
                 | ErrorKind::ConnectionAborted
                 | ErrorKind::BrokenPipe

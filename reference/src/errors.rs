@@ -14,7 +14,7 @@ use reqwest::StatusCode;
 
 use crate::check::Violation;
 
-/// How many bytes of a body a gateway keeps: 1 MB.
+/// How many bytes of a body a gateway keeps: 1 MB (TC-ANS-003).
 pub const BODY_LIMIT: usize = 1_048_576;
 
 /// How many bytes of an error status's body are shown (TC-ANS-008).
@@ -464,12 +464,14 @@ catalogue! {
     }
 }
 
-/// Why a path argument cannot be a path segment (TC-REQ-003).
+/// Why a path argument cannot be a path segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PathValueProblem {
-    /// `.` or `..`, which would change the path instead of naming a resource.
+    /// TC-REQ-003: `.` or `..`, which would change the path instead of
+    /// naming a resource.
     DotSegment,
-    /// An empty segment would name another resource (`/pets/` instead of `/pets/{id}`).
+    /// TC-REQ-020: an empty segment would name another resource (`/pets/`
+    /// instead of `/pets/{id}`).
     Empty,
     /// The argument is absent or null.
     Absent,

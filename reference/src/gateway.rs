@@ -174,8 +174,10 @@ impl Gateway {
     ) -> Result<ToolAnswer, UnknownTool> {
         let started = Instant::now();
         let Some(&position) = self.index.get(name) else {
+            // TC-PROTO-004: the one failure that is not a tool result.
             // The name is the agent's text: masked, like every text the
-            // gateway hands back, and quoted with escapes in the log.
+            // gateway hands back (TC-MASK-007), and quoted with escapes in
+            // the log.
             let name = self.masker.mask(name);
             tracing::info!(tool = ?name, code = %ErrorCode::ToolUnknown.code(), "unknown tool");
             return Err(UnknownTool(name));
@@ -239,6 +241,8 @@ impl Gateway {
             }
         };
 
+        // A refused request is never sent (TC-REQ-003, TC-REQ-004,
+        // TC-REQ-007, TC-REQ-018, TC-REQ-020).
         let outbound = match request::build(tool, arguments, &self.destination) {
             Ok(outbound) => outbound,
             Err(refusal) => return (self.failure(refusal.into()), None),
@@ -265,8 +269,11 @@ impl Gateway {
                 return (self.failure(busy), None);
             }
         };
+        // TC-SEND-007: a delivery error names the method and URL, masked
+        // by `failure`.
         let target = outbound.target();
         let budget = answer::read_budget(&self.masker);
+        // TC-REQ-001, TC-SEND-001: sent once, whatever comes back.
         let delivered = match self.deliverer.send(outbound, budget).await {
             Ok(delivered) => delivered,
             Err(failure) => {

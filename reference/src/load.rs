@@ -6,7 +6,9 @@
 //! documents in the corpus. Schemas stay as JSON values with their `$ref`s in
 //! place: [`crate::convert`] carries them into each tool's `$defs`.
 //!
-//! Rules: TC-LOAD-* (see `docs/rules.md`).
+//! Rules (see `docs/rules.md`): TC-LOAD-001, TC-LOAD-002, TC-LOAD-003,
+//! TC-LOAD-004, TC-LOAD-005, TC-LOAD-006, TC-LOAD-007, TC-LOAD-008; and the
+//! document order of TC-PROTO-006.
 
 mod files;
 mod operations;
@@ -254,6 +256,7 @@ pub enum LoadError {
         #[source]
         source: std::io::Error,
     },
+    /// TC-LOAD-004: a document named by a URL is not fetched either.
     #[error("{origin}: a URL: the gateway reads the document from a file and never fetches one; download it and give its path")]
     Url { origin: String },
     #[error("{origin}{position}: not valid {format}: {message}")]
@@ -382,7 +385,8 @@ fn load(source: files::Source) -> Result<Document, LoadError> {
 }
 
 /// The version as written, how schemas read, and whether the document is
-/// Swagger 2.0 (to be brought into OpenAPI 3.0 shape).
+/// Swagger 2.0 (to be brought into OpenAPI 3.0 shape): 3.0.x (TC-LOAD-001),
+/// 3.1.x (TC-LOAD-002) and 2.0 (TC-LOAD-007) are read, any other refused.
 fn settle_version(root: &Value, origin: &str) -> Result<(String, Dialect, bool), LoadError> {
     let Some(top) = root.as_object() else {
         return Err(LoadError::NotOpenApi {

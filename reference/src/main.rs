@@ -424,9 +424,9 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// Log lines go to stderr (stdout may be the MCP channel), at the levels
-/// RUST_LOG asks for. Unset or unreadable: the gateway's own events at
-/// `info`, and only warnings from the MCP SDK, which otherwise logs every
+/// Log lines go to stderr (stdout may be the MCP channel: TC-PROTO-001), at
+/// the levels RUST_LOG asks for. Unset or unreadable: the gateway's own events
+/// at `info`, and only warnings from the MCP SDK, which otherwise logs every
 /// session's start and end.
 ///
 /// Whatever RUST_LOG says, the SDK's `debug` and `trace` events are never

@@ -65,13 +65,13 @@ impl McpServer {
 }
 
 /// The MCP tool for each converted tool, in list order (TC-PROTO-006).
-///
-/// Hints are always written out as booleans (TC-HINT-001) and no output schema
-/// is declared (TC-SCHEMA-005).
 pub fn mcp_tools(tools: &[convert::Tool]) -> Vec<rmcp::model::Tool> {
     tools.iter().map(mcp_tool).collect()
 }
 
+/// One tool as MCP shows it. Hints are always written out as booleans
+/// (TC-HINT-001) and no output schema is declared (TC-SCHEMA-005):
+/// `new_with_raw` leaves it empty.
 fn mcp_tool(tool: &convert::Tool) -> rmcp::model::Tool {
     let mut mcp = rmcp::model::Tool::new_with_raw(
         tool.name.clone(),
@@ -95,6 +95,9 @@ pub fn tools_list_json(tools: &[convert::Tool]) -> serde_json::Value {
 }
 
 impl ServerHandler for McpServer {
+    /// What rmcp answers both `initialize` (TC-PROTO-002) and
+    /// `server/discover` (TC-PROTO-003) with; the handshakes themselves,
+    /// and which protocol versions are spoken, are rmcp's.
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
             Implementation::new("hosted-mcp-gateway", env!("CARGO_PKG_VERSION")),
@@ -164,6 +167,8 @@ impl McpServer {
         match self.gateway.call(name, arguments).await {
             Ok(answer) => {
                 let content = vec![ContentBlock::text(answer.text)];
+                // TC-PROTO-005: a failed call is a tool result with
+                // `isError` and its text, not a JSON-RPC error.
                 let result = if answer.is_error {
                     CallToolResult::error(content)
                 } else {
@@ -177,7 +182,9 @@ impl McpServer {
     }
 }
 
-/// Serves MCP over the process's stdin and stdout until the client closes them.
+/// TC-PROTO-001: serves MCP over the process's stdin and stdout until the
+/// client closes them. Only MCP messages go to stdout: the log is on stderr
+/// (`main.rs`, `start_logs`).
 pub async fn serve_stdio(server: McpServer) -> std::io::Result<()> {
     // Non-blocking pipes where stdin and stdout are pipes, as when a client
     // launches the gateway: `io::stdio()` hands every read and write to
@@ -220,7 +227,8 @@ pub enum Sessions {
 /// Browser origins accepted when the endpoint is on loopback, any port.
 const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
 
-/// Serves MCP over Streamable HTTP at [`ENDPOINT`] on `listener` until `shutdown` completes.
+/// TC-PROTO-001: serves MCP over Streamable HTTP at [`ENDPOINT`] on `listener`
+/// until `shutdown` completes.
 pub async fn serve_http(
     server: McpServer,
     listener: TcpListener,
@@ -250,7 +258,8 @@ pub async fn serve_http(
         .enforce_origin_validation()
         // A 2026-07-28 request's answer goes back as one JSON body rather
         // than an SSE stream of one event, when it is a single message: no
-        // stream task, keep-alive timer or chunked framing per call.
+        // stream task, keep-alive timer or chunked framing per call, and no
+        // SSE event for a large answer to outgrow (TC-PROTO-009).
         .with_json_response(true)
         .with_legacy_session_mode(sessions == Sessions::InMemory)
         .with_cancellation_token(cancel.clone());
@@ -306,6 +315,8 @@ pub async fn serve_http(
                             refusal::explain(response.map(http_body_util::BodyExt::boxed), asked)
                                 .await
                         }
+                        // TC-PROTO-008, TC-PROTO-009: the answer on the POST's
+                        // own response, as one JSON body however large.
                         hyper::Method::POST => single_answer::answer_as_json(response).await,
                         hyper::Method::DELETE => session_closed(response),
                         _ => response.map(http_body_util::BodyExt::boxed),

@@ -1,6 +1,9 @@
 //! Checked arguments and a tool's plan to the one upstream request.
 //!
-//! Rules: TC-REQ-001 … TC-REQ-017 (see `docs/rules.md`).
+//! Rules (see `docs/rules.md`): TC-REQ-001, TC-REQ-002, TC-REQ-003,
+//! TC-REQ-004, TC-REQ-005, TC-REQ-006, TC-REQ-007, TC-REQ-008, TC-REQ-009,
+//! TC-REQ-010, TC-REQ-011, TC-REQ-012, TC-REQ-013, TC-REQ-014, TC-REQ-015,
+//! TC-REQ-016, TC-REQ-017, TC-REQ-018, TC-REQ-019, TC-REQ-020.
 //!
 //! The only inputs are the tool, its checked arguments and the configured
 //! destination: nothing of the agent's own MCP request can reach this module,
@@ -75,16 +78,17 @@ impl fmt::Debug for OutboundRequest {
 /// Why a call was refused before anything was sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
-    /// TC-REQ-003.
+    /// TC-REQ-003, TC-REQ-020: a path value that cannot be one segment
+    /// (`.`, `..`, empty or missing).
     PathValue {
         argument: String,
         reason: PathValueProblem,
     },
-    /// TC-REQ-004.
+    /// TC-REQ-004: the path would climb out of the base URL's path.
     PathEscapesBase { base_path: String },
-    /// TC-REQ-007.
+    /// TC-REQ-007: a header value that could split the request.
     HeaderValue { argument: String },
-    /// The document describes something HTTP cannot carry.
+    /// TC-REQ-018: the document describes something HTTP cannot carry.
     NotBuildable { reason: String },
 }
 
@@ -142,12 +146,16 @@ pub fn build(
         _ => None,
     };
 
-    // TC-REQ-012 … TC-REQ-016: the credential goes on last, as the only value
-    // in its place.
+    // TC-REQ-016: the credential goes on last, as the only value in its
+    // place, so no argument can replace it or be sent beside it.
     match destination.credential() {
+        // TC-REQ-012, TC-REQ-013, TC-REQ-014: `insert` drops any value an
+        // argument gave the same header.
         Some(CredentialSlot::Header { name, value }) => {
             headers.insert(name.clone(), value.clone());
         }
+        // TC-REQ-015: a pair an argument made under the same name goes, so
+        // the parameter appears once.
         Some(CredentialSlot::Query { name, encoded_pair }) => {
             pairs.retain(|pair| pair.name != *name);
             pairs.push(query::Pair {
@@ -192,12 +200,14 @@ fn argument_headers(
                 ),
             });
         }
+        // TC-REQ-018: a name HTTP cannot carry (a space, say) is refused by name.
         let name = HeaderName::from_bytes(parameter.name.as_bytes()).map_err(|_| {
             Refusal::NotBuildable {
                 reason: format!("`{}` is not a valid HTTP header name", parameter.name),
             }
         })?;
-        // Only control characters fail here: CR, LF, NUL and their kin.
+        // TC-REQ-007: only control characters fail here: CR, LF, NUL and
+        // their kin.
         let value = HeaderValue::from_bytes(text.as_bytes()).map_err(|_| Refusal::HeaderValue {
             argument: parameter.argument.clone(),
         })?;
@@ -206,6 +216,8 @@ fn argument_headers(
     Ok(headers)
 }
 
+/// TC-REQ-010: the gateway's `Accept`, `User-Agent` and the tool's name, on
+/// every request.
 fn add_gateway_headers(headers: &mut HeaderMap, tool_name: &str) -> Result<(), Refusal> {
     headers.insert(ACCEPT, HeaderValue::from_static(GATEWAY_ACCEPT));
     headers.insert(USER_AGENT, HeaderValue::from_static(GATEWAY_USER_AGENT));

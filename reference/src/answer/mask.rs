@@ -1,6 +1,9 @@
 //! Replacing the credential in everything that goes back to the agent.
 //!
-//! Rules: TC-MASK-001 … TC-MASK-007 (see `docs/rules.md`).
+//! Rules (see `docs/rules.md`): TC-MASK-004, TC-MASK-005 and TC-MASK-006 are
+//! decided here. TC-MASK-001, TC-MASK-002 and TC-MASK-003 are decided where
+//! the answer is read (`answer.rs`), TC-MASK-007 where the gateway writes its
+//! own texts (`gateway.rs`).
 //!
 //! A credential can come back written in many ways: as sent, percent-encoded
 //! (in either hex case, and often only in part: Python's `quote` keeps `/`),
@@ -256,8 +259,8 @@ struct Reach {
     next: Vec<usize>,
 }
 
-/// Where `c` ends when written at `at`: as itself, as a JSON escape, or
-/// percent-encoded (either hex case).
+/// TC-MASK-006: where `c` ends when written at `at`: as itself, as a JSON
+/// escape, or percent-encoded (either hex case).
 fn writings(c: char, bytes: &[u8], at: usize) -> [Option<usize>; 3] {
     let mut utf8 = [0; 4];
     let plain = c.encode_utf8(&mut utf8).as_bytes();

@@ -45,7 +45,8 @@ pub(super) struct Property {
     pub required: bool,
 }
 
-/// One schema, reduced to the keywords that are checked (TC-CHECK-001 … 010).
+/// One schema, reduced to the keywords that are checked: any other keyword is
+/// dropped here, and so never checked (TC-CHECK-012).
 #[derive(Debug, Clone, Default)]
 pub(super) struct Node {
     /// The boolean schema `false`: no value is allowed here.
@@ -310,6 +311,7 @@ impl<'s> Compiler<'s> {
             .filter(|name| !node.properties.contains_key(name.as_str()))
             .cloned()
             .collect();
+        // TC-CHECK-003: `false` refuses the other members; a schema checks them.
         node.additional = match keywords.get("additionalProperties") {
             None | Some(Value::Bool(true)) => Additional::Any,
             Some(Value::Bool(false)) => Additional::Forbidden,
@@ -318,12 +320,16 @@ impl<'s> Compiler<'s> {
             }
             Some(_) => Additional::Any,
         };
+        // TC-CHECK-016: a member a pattern may name is not additional; the
+        // patterns' own schemas are not compiled (TC-CHECK-012).
         if let Some(Value::Object(patterns)) = keywords.get("patternProperties") {
             node.patterns = patterns
                 .keys()
                 .map(|pattern| NamePattern::new(pattern))
                 .collect();
         }
+        // TC-CHECK-016: `items` starts after the `prefixItems`, whose own
+        // schemas are not compiled (TC-CHECK-012).
         node.prefix_items = match keywords.get("prefixItems") {
             None => 0,
             Some(Value::Array(prefix)) => prefix.len(),

@@ -10,14 +10,16 @@ pub enum Format {
     DateTime,
     /// RFC 3339 `full-date`.
     Date,
-    /// A pragmatic address check: one `@` between non-empty parts, no spaces.
+    /// A pragmatic address check: a non-empty domain after the last `@`,
+    /// and a local part before it, with spaces and `@` only when quoted.
     Email,
     /// 8-4-4-4-12 hexadecimal digits.
     Uuid,
 }
 
 impl Format {
-    /// The format a schema names, if it is one of the checked ones.
+    /// The format a schema names, if it is one of the checked ones
+    /// (TC-CHECK-010); any other name checks nothing (TC-CHECK-012).
     pub fn from_name(name: &str) -> Option<Format> {
         match name {
             "date-time" => Some(Format::DateTime),

@@ -6,8 +6,9 @@ use crate::load::{Method, Operation};
 /// Longest summary, in characters, that still serves as a title.
 const MAX_TITLE_CHARS: usize = 80;
 
-/// TC-DESC-001..003: summary, a blank line, then description; either alone when
-/// the other is missing; nothing when both are. Blank text counts as missing.
+/// TC-DESC-001, TC-DESC-002, TC-DESC-003: summary, a blank line, then
+/// description; either alone when the other is missing; nothing when both are.
+/// Blank text counts as missing.
 pub fn description(operation: &Operation) -> Option<String> {
     match (present(&operation.summary), present(&operation.description)) {
         (Some(summary), Some(description)) => Some(format!("{summary}\n\n{description}")),
@@ -24,13 +25,16 @@ pub fn title(operation: &Operation) -> Option<String> {
         .map(str::to_string)
 }
 
-/// TC-HINT-001..004: reads are read-only, replacing and removing methods are
-/// destructive, and all but POST and PATCH are idempotent.
+/// The three hints, from the method alone. `mcp::mcp_tool` writes all three
+/// out for every tool (TC-HINT-001).
 pub fn hints(method: Method) -> Hints {
     use Method::*;
     Hints {
+        // TC-HINT-002: the methods that only read.
         read_only: matches!(method, Get | Head | Options),
+        // TC-HINT-003: the methods that replace or remove.
         destructive: matches!(method, Delete | Put | Patch),
+        // TC-HINT-004: all but POST and PATCH may be repeated to no new effect.
         idempotent: !matches!(method, Post | Patch),
     }
 }

@@ -20,7 +20,9 @@ pub struct Arguments {
     pub body: Option<BodyPlan>,
 }
 
-/// TC-ARG-001..006, TC-SCHEMA-001, TC-SCHEMA-002: the arguments of `operation`.
+/// The arguments of `operation`: which parameters become arguments (see
+/// `argument_location`), their names (`argument_names`), the request body, and
+/// the input schema that holds them all.
 pub fn build(
     operation: &Operation,
     schemas: &mut SchemaTranslator,
@@ -47,7 +49,8 @@ pub fn build(
         refs.extend(translated.refs);
         let property = with_description(translated.schema, parameter.description.as_deref());
         properties.insert(argument.clone(), property);
-        // Path parameters are part of the URL: there is no call without them.
+        // TC-ARG-001: a required parameter is a required argument. Path
+        // parameters are part of the URL: there is no call without them.
         let is_required = parameter.required || location == Location::Path;
         if is_required {
             required.push(Value::String(argument.clone()));
@@ -55,6 +58,8 @@ pub fn build(
         plans.push(plan(parameter, location, argument, is_required));
     }
 
+    // TC-ARG-003: the request body is the argument `body`, required exactly
+    // when the body is.
     let body_plan = match body {
         Some((body, media)) => {
             let unconstrained = json!({});
@@ -75,7 +80,9 @@ pub fn build(
         None => None,
     };
 
+    // TC-SCHEMA-002: the schemas the arguments refer to travel with them.
     let defs = schemas.definitions_for(refs)?;
+    // TC-SCHEMA-001: an object schema that takes no other member.
     let mut input_schema = Map::new();
     input_schema.insert("type".into(), json!("object"));
     input_schema.insert("properties".into(), Value::Object(properties));
@@ -157,8 +164,8 @@ fn is_json_media_type(media_type: &str) -> bool {
     essence == "application/json" || essence.ends_with("+json")
 }
 
-/// The argument's schema, with the parameter's or body's description when the
-/// schema has none of its own.
+/// TC-ARG-007: the argument's schema, with the parameter's or body's
+/// description when the schema has none of its own.
 fn with_description(schema: Value, description: Option<&str>) -> Value {
     let Some(description) = description.filter(|text| !text.trim().is_empty()) else {
         return schema;
@@ -176,7 +183,8 @@ fn with_description(schema: Value, description: Option<&str>) -> Value {
 }
 
 /// How a parameter's argument goes on the wire; `explode` defaults to true for the
-/// `form` style (the query default) and false for every other.
+/// `form` style (the query default, so arrays are exploded: TC-REQ-005) and false
+/// for every other (`simple`, the path and header default: TC-REQ-006).
 fn plan(
     parameter: &Parameter,
     location: Location,

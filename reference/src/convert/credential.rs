@@ -4,8 +4,9 @@
 use super::CredentialPlacement;
 use crate::load::{Document, SecurityScheme};
 
-/// The first scheme named by the top-level `security` requirements that says where
-/// a credential goes; failing that, the first such scheme declared; else none.
+/// TC-REQ-017: the first scheme named by the top-level `security` requirements that
+/// says where a credential goes; failing that, the first such scheme declared; else
+/// none (and `Destination::new` sends a bearer token).
 /// With the scheme's name, for telling the operator why.
 pub fn default_placement(document: &Document) -> Option<(String, CredentialPlacement)> {
     let declared = |name: &String| {
@@ -25,9 +26,10 @@ pub fn default_placement(document: &Document) -> Option<(String, CredentialPlace
         .or_else(|| document.security_schemes.iter().find_map(usable))
 }
 
-/// API keys in a header or the query go there by name; bearer, OAuth 2 and OpenID
-/// Connect tokens go in `Authorization: Bearer`; basic in `Authorization: Basic`.
-/// A cookie key, mutual TLS and other HTTP schemes cannot be placed.
+/// TC-REQ-017: API keys in a header or the query go there by name; bearer, OAuth 2
+/// and OpenID Connect tokens go in `Authorization: Bearer`; basic in
+/// `Authorization: Basic`. A cookie key, mutual TLS and other HTTP schemes cannot
+/// be placed.
 fn placement(scheme: &SecurityScheme) -> Option<CredentialPlacement> {
     match scheme {
         SecurityScheme::ApiKey { name, .. } if name.is_empty() => None,

@@ -66,8 +66,9 @@ impl ToolNames {
     }
 }
 
-/// TC-NAME-001..006: the name as the document gives it, before the character rule:
-/// `x-agentify`, else `x-mcp`, else `operationId`, else method and path.
+/// TC-NAME-004: the name as the document gives it, before the character rule:
+/// `x-agentify`, else `x-mcp` (TC-NAME-003), else `operationId` (TC-NAME-005),
+/// else the lower-case method, a space and the path as written (TC-NAME-006).
 pub fn source_name(operation: &Operation) -> String {
     [&operation.x_agentify, &operation.x_mcp]
         .into_iter()
@@ -101,9 +102,10 @@ pub fn sanitize(name: &str) -> String {
         .collect()
 }
 
-/// TC-NAME-009: a name over the limit keeps its start and ends in `_` and a hash of
-/// the whole name, so the same document always gives the same name and two long
-/// names with a common start still differ.
+/// TC-NAME-009, TC-NAME-011: a name over the limit keeps its start (119
+/// characters at MCP's 128) and ends in `_` and a hash of the whole name, so the
+/// same document always gives the same name, and two long names with a common
+/// start differ by what follows it, whatever their order.
 pub fn shorten(name: &str, limit: usize) -> String {
     if name.chars().count() <= limit {
         return name.to_string();

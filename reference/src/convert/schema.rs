@@ -50,8 +50,8 @@ const SCHEMA_MAP_KEYWORDS: [&str; 4] = [
     "definitions",
 ];
 
-/// OpenAPI's own schema keywords, and identifiers that would move the base of the
-/// rewritten `$ref`s: none of them belong in a tool's input schema.
+/// OpenAPI's own schema keywords (TC-SCHEMA-006), and identifiers that would move
+/// the base of the rewritten `$ref`s: none of them belong in a tool's input schema.
 const DROPPED_KEYWORDS: [&str; 9] = [
     "discriminator",
     "xml",
@@ -170,7 +170,7 @@ impl<'d> SchemaTranslator<'d> {
         }
     }
 
-    /// TC-SCHEMA-002..004: translate a schema found at `at`; its local `$ref`s are
+    /// TC-SCHEMA-002: translate a schema found at `at`; its local `$ref`s are
     /// rewritten to `#/$defs/<key>`, and a `$ref` to a missing pointer is an error at `at`.
     pub fn translate(&mut self, schema: &Value, at: &DocPath) -> Result<Translated, LoadError> {
         self.translate_as(schema, Walk::new(at, false))
@@ -397,7 +397,8 @@ impl<'d> SchemaTranslator<'d> {
                 "maximum" if exclusive_maximum => {
                     out.insert("exclusiveMaximum".into(), value.clone());
                 }
-                // Not a JSON Schema word: honoured below, in 3.1 documents too.
+                // TC-SCHEMA-008: not a JSON Schema word, so not copied;
+                // honoured below, in 3.1 documents too.
                 "nullable" => {}
                 // TC-SCHEMA-007: a request body's read-only properties go,
                 // and so do their names in `required`.
@@ -423,6 +424,7 @@ impl<'d> SchemaTranslator<'d> {
                     }
                     out.insert(keyword.into(), kept);
                 }
+                // TC-SCHEMA-006: becomes `examples`, below.
                 "example" => {}
                 // A type named twice is one type, and 2020-12 wants the list
                 // without repeats.
@@ -465,6 +467,7 @@ impl<'d> SchemaTranslator<'d> {
                         out.insert(keyword.into(), Value::Object(translated));
                     }
                 }
+                // TC-SCHEMA-006: OpenAPI's words and extensions are left out.
                 _ if DROPPED_KEYWORDS.contains(&keyword) || keyword.starts_with("x-") => {}
                 _ => {
                     out.insert(keyword.into(), value.clone());
@@ -476,6 +479,7 @@ impl<'d> SchemaTranslator<'d> {
         if members.get("nullable") == Some(&Value::Bool(true)) && !walk.probing {
             out = self.admit_null(out, &mut walk.refs);
         }
+        // TC-SCHEMA-006: OpenAPI's one `example` is JSON Schema's `examples`.
         if let Some(example) = members.get("example") {
             if !out.contains_key("examples") {
                 out.insert("examples".into(), Value::Array(vec![example.clone()]));
@@ -491,7 +495,7 @@ impl<'d> SchemaTranslator<'d> {
             .map(Value::Array)
     }
 
-    /// The rewritten `$ref`, or `None` when it is dropped: one that is not a
+    /// TC-SCHEMA-002: the rewritten `$ref`, or `None` when it is dropped: one that is not a
     /// string, or names the whole document, constrains nothing. Once the
     /// document is loaded every reference is local (another file's schemas
     /// are in it): one that is not, that points to nothing, or that could not

@@ -347,8 +347,9 @@ impl Bundler<'_> {
 
     /// The index of the file `resource` names from file `from`, read and
     /// parsed if it was not yet; or why it cannot be used. Nothing outside
-    /// the tree is read, and a URL never.
+    /// the tree is read (TC-LOAD-008), and a URL never (TC-LOAD-004).
     fn open(&mut self, from: usize, resource: &str) -> Result<usize, Unresolvable> {
+        // TC-LOAD-004: an external reference is a hole, never a download.
         if resource.starts_with("//") || uri_scheme(resource).is_some() {
             return Err(Unresolvable::Url);
         }

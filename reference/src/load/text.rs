@@ -10,9 +10,9 @@ use serde_json::{Map, Number, Value};
 
 use super::{LoadError, TextPosition};
 
-/// Parse a document. Text that starts with `{` is read as JSON (exact positions
-/// in errors, and faster); everything else, and JSON that turns out to be YAML
-/// flow style, as YAML.
+/// Parse a document, JSON or YAML (TC-LOAD-001, TC-LOAD-002). Text that starts
+/// with `{` is read as JSON (exact positions in errors, and faster); everything
+/// else, and JSON that turns out to be YAML flow style, as YAML.
 pub fn parse(text: &str, origin: &str) -> Result<Value, LoadError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim_start().starts_with('{') {

@@ -25,8 +25,8 @@ use hyper::header::{HeaderValue, CONTENT_TYPE};
 use serde::de::IgnoredAny;
 use sse_stream::{Sse, SseBody, SseStream};
 
-/// `response` with its SSE stream turned into one JSON body when the stream's
-/// first message answers the request; any other response as it is.
+/// TC-PROTO-009: `response` with its SSE stream turned into one JSON body when
+/// the stream's first message answers the request; any other response as it is.
 pub async fn answer_as_json<B>(
     response: hyper::Response<B>,
 ) -> hyper::Response<BoxBody<Bytes, Infallible>>

@@ -53,8 +53,8 @@ pub enum CredentialSlot {
 
 impl Destination {
     /// `placement` is the configured one, else the document's; with neither, a
-    /// credential goes as a bearer token, the most common scheme. An empty
-    /// credential is no credential.
+    /// credential goes as a bearer token, the most common scheme (TC-REQ-017).
+    /// An empty credential is no credential.
     pub fn new(
         base_url: &str,
         credential: Option<&str>,
@@ -117,17 +117,22 @@ fn slot(secret: &str, placement: &CredentialPlacement) -> Result<CredentialSlot,
         Ok(CredentialSlot::Header { name, value })
     };
     match placement {
+        // TC-REQ-012: the named header holds the credential and nothing else.
         CredentialPlacement::Header(name) => {
             let name = HeaderName::from_bytes(name.as_bytes())
                 .map_err(|_| DestinationError::NotAHeaderName { name: name.clone() })?;
             header(name, secret.to_owned())
         }
+        // TC-REQ-013: a token goes in `Authorization: Bearer`.
         CredentialPlacement::Bearer => header(AUTHORIZATION, format!("Bearer {secret}")),
+        // TC-REQ-014: the base64 of `user:password`, as `basic_pair` reads
+        // the credential.
         CredentialPlacement::Basic => {
             let encoded =
                 base64::engine::general_purpose::STANDARD.encode(basic_pair(secret).as_ref());
             header(AUTHORIZATION, format!("Basic {encoded}"))
         }
+        // TC-REQ-015: encoded once here, as every query value is.
         CredentialPlacement::Query(name) => Ok(CredentialSlot::Query {
             name: name.clone(),
             encoded_pair: Secret::new(format!(

@@ -1,6 +1,6 @@
 //! The request path: base path, then the operation's path with each path
 //! argument encoded as one segment (TC-REQ-002), never leaving the base path
-//! (TC-REQ-003, TC-REQ-004).
+//! (TC-REQ-003, TC-REQ-004), never empty (TC-REQ-020).
 
 use serde_json::{Map, Value};
 
@@ -19,8 +19,9 @@ pub(super) fn render(
     let operation_path = substitute(template, parameters, arguments)?;
     let base = destination.base_segments();
     let mut segments: Vec<&str> = base.iter().map(String::as_str).collect();
-    // Dot segments written in the document are resolved here, before any URL
-    // parser can, and may never climb into or above the base path.
+    // TC-REQ-004: dot segments written in the document are resolved here,
+    // before any URL parser can, and may never climb into or above the base
+    // path.
     for segment in operation_path.split('/').skip(1) {
         match dot_segment(segment) {
             Some(DotSegment::Current) => {}
@@ -63,8 +64,9 @@ fn substitute(
     Ok(path)
 }
 
-/// One path argument as an encoded segment: everything but unreserved
-/// characters encoded, `/` and `%` included, so it cannot add segments.
+/// TC-REQ-002: one path argument as an encoded segment: everything but
+/// unreserved characters encoded, `/` and `%` included, so it cannot add
+/// segments.
 fn segment_value(
     name: &str,
     parameters: &[ParameterPlan],
@@ -84,7 +86,9 @@ fn segment_value(
         .and_then(|value| style::simple_with(value, explode, encode_component))
         .ok_or_else(|| refuse(PathValueProblem::Absent))?;
     match encoded.as_str() {
+        // TC-REQ-020: `/pets/` would name another resource than `/pets/{id}`.
         "" => Err(refuse(PathValueProblem::Empty)),
+        // TC-REQ-003: a dot segment would move the path, not name a resource.
         "." | ".." => Err(refuse(PathValueProblem::DotSegment)),
         _ => Ok(encoded),
     }

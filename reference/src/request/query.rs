@@ -1,4 +1,5 @@
-//! Query arguments, form style with exploded arrays by default (TC-REQ-005).
+//! Query arguments, form style with exploded arrays by default (TC-REQ-005),
+//! or the style a parameter declares (TC-REQ-019).
 
 use serde_json::{Map, Value};
 
@@ -32,15 +33,19 @@ pub(super) fn pairs(parameters: &[ParameterPlan], arguments: &Map<String, Value>
             continue;
         };
         let name = parameter.name.as_str();
+        // TC-REQ-005: form unless the parameter declares another style.
         let style = parameter.style.as_deref().unwrap_or("form");
         match parts {
             Parts::Scalar(text) => pairs.push(Pair::new(name, &encode_component(&text))),
             Parts::Items(items) if items.is_empty() => {}
+            // TC-REQ-005: exploded, each item is a pair of its own.
             Parts::Items(items) if parameter.explode => pairs.extend(
                 items
                     .iter()
                     .map(|item| Pair::new(name, &encode_component(item))),
             ),
+            // TC-REQ-019: not exploded, the items share one pair, joined as
+            // the style says.
             Parts::Items(items) => {
                 let delimiter = match style {
                     "spaceDelimited" => "%20",
@@ -54,6 +59,7 @@ pub(super) fn pairs(parameters: &[ParameterPlan], arguments: &Map<String, Value>
                     .join(delimiter);
                 pairs.push(Pair::new(name, &joined));
             }
+            // TC-REQ-019: `name[key]=value` for each member.
             Parts::Members(members) if style == "deepObject" => {
                 pairs.extend(members.iter().map(|(key, value)| {
                     Pair::new(&format!("{name}[{key}]"), &encode_component(value))

@@ -35,8 +35,9 @@ pub(super) fn parts(value: &Value) -> Option<Parts<'_>> {
     }
 }
 
-/// Simple style (headers, and path values before encoding): arrays
-/// comma-joined without spaces; objects as `k,v,k,v`, or `k=v,k=v` exploded.
+/// TC-REQ-006: simple style (headers, and path values before encoding):
+/// arrays comma-joined without spaces; objects as `k,v,k,v`, or `k=v,k=v`
+/// exploded.
 pub(super) fn simple(value: &Value, explode: bool) -> Option<String> {
     simple_with(value, explode, |text| text.to_owned())
 }

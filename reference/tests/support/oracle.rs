@@ -31,10 +31,10 @@ fn place(placement: &CredentialPlacement) -> Place {
 }
 
 /// The destination settled the credential where the oracle's slot says
-/// (TC-REQ-012 … TC-REQ-015, bearer without a placement as TC-REQ-017
-/// ends): the header's name and exact value, or the query parameter's
-/// name and a pair that reads back, as a server reads it, as that name
-/// and the credential alone. No credential, no slot.
+/// (TC-REQ-012, TC-REQ-013, TC-REQ-014, TC-REQ-015, bearer without a
+/// placement as TC-REQ-017 ends): the header's name and exact value, or the
+/// query parameter's name and a pair that reads back, as a server reads it,
+/// as that name and the credential alone. No credential, no slot.
 pub fn assert_credential_settled(
     destination: &Destination,
     credential: &str,
@@ -63,8 +63,8 @@ pub fn assert_credential_settled(
     // The slot's kind and name only: the values hold the credential.
     assert!(
         settled,
-        "TC-REQ-012 … TC-REQ-015: the destination did not settle the credential \
-         in the oracle's slot ({})",
+        "TC-REQ-012, TC-REQ-013, TC-REQ-014, TC-REQ-015: the destination did not \
+         settle the credential in the oracle's slot ({})",
         match &expected {
             None => "none, for no credential".to_owned(),
             Some(Slot::Header { name, .. }) => format!("the header {name}"),
