@@ -83,6 +83,9 @@ struct Cli {
 enum Command {
     /// Join the JSON reports of several runs (the shards of a CI matrix, or an
     /// HTTP and a stdio run) into one report: terminal, JUnit, JSON, HTML.
+    /// With --expected-failures, the joined run is judged against that list
+    /// alone, in place of the lists the runs were judged with: so a baseline
+    /// edited since is checked on the same run without running it again.
     Merge {
         /// The JSON reports written with --json.
         #[arg(required = true, value_name = "REPORT")]

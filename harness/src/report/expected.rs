@@ -19,7 +19,10 @@ use anyhow::{bail, Context as _};
 use serde::{Deserialize, Serialize};
 
 use super::{ScenarioReport, Status, Summary};
-use crate::{catalogue::Catalogue, suite::Suite};
+use crate::{
+    catalogue::{Catalogue, Level},
+    suite::Suite,
+};
 
 /// The separator between an entry's key and its reason.
 const SEPARATOR: &str = " -- ";
@@ -108,6 +111,25 @@ impl ExpectedFailures {
 impl Summary {
     /// Marks the listed failures as expected, and keeps the list so that
     /// stale entries fail the run (see [`Summary::stale`]).
+    /// Judges the run again against `expected` alone, in place of the
+    /// expected failures it was judged with: each scenario they listed shows
+    /// what it observed again, then `expected` lists what it covers. So an
+    /// edited baseline can be checked on a run without running it again.
+    pub fn rebaseline(&mut self, expected: &[ExpectedEntry]) {
+        for scenario in &mut self.scenarios {
+            if scenario.status == Status::Expected {
+                scenario.status = scenario.observed.take().unwrap_or(match scenario.level {
+                    // Reports written before `observed` was kept.
+                    Level::Recommended => Status::NotMet,
+                    Level::Required => Status::Failed,
+                });
+                scenario.expected = None;
+            }
+        }
+        self.expected_failures.clear();
+        self.apply_expected(expected);
+    }
+
     pub fn apply_expected(&mut self, expected: &[ExpectedEntry]) {
         for entry in expected {
             if !self.expected_failures.contains(entry) {
@@ -139,6 +161,9 @@ fn expect(entries: &[ExpectedEntry], scenario: &mut ScenarioReport) {
         return;
     }
     if let Some(entry) = entries.iter().find(|e| e.matches(scenario)) {
+        if scenario.status != Status::Expected {
+            scenario.observed = Some(scenario.status);
+        }
         scenario.status = Status::Expected;
         scenario.expected = Some(entry.reason.clone());
     }
@@ -150,7 +175,6 @@ mod tests {
     use super::super::EXIT_FAILED;
     use super::super::EXIT_PASSED;
     use super::*;
-    use crate::catalogue::Level;
 
     #[test]
     fn reads_keys_and_reasons() {
@@ -208,6 +232,31 @@ mod tests {
         )]);
         elsewhere.apply_expected(&list.entries);
         assert!(elsewhere.stale().is_empty());
+    }
+
+    #[test]
+    fn a_run_is_judged_again_against_another_list_alone() {
+        let old = ExpectedFailures::parse("TC-NAME-001 -- old\nTC-DESC-005 -- old", "a").unwrap();
+        let new = ExpectedFailures::parse("TC-NAME-002 -- new", "b").unwrap();
+        let mut s = summary(vec![
+            scenario("TC-NAME-001", Level::Required, Status::Failed),
+            scenario("TC-DESC-005", Level::Recommended, Status::NotMet),
+            scenario("TC-NAME-002", Level::Required, Status::Failed),
+        ]);
+        s.apply_expected(&old.entries);
+        let json = serde_json::to_string(&s.scenarios).unwrap();
+        s.scenarios = serde_json::from_str(&json).unwrap();
+        s.rebaseline(&new.entries);
+        let statuses: Vec<Status> = s.scenarios.iter().map(|s| s.status).collect();
+        assert_eq!(
+            statuses,
+            [Status::Failed, Status::NotMet, Status::Expected],
+            "what each observed, then the new list"
+        );
+        assert_eq!(s.scenarios[0].expected, None);
+        assert_eq!(s.scenarios[2].expected.as_deref(), Some("new"));
+        assert_eq!(s.expected_failures, new.entries);
+        assert_eq!(s.verdict().exit_code, EXIT_FAILED);
     }
 
     /// Issue 18: the rule's failing scenario ran in the other shard.

@@ -123,6 +123,10 @@ pub struct ScenarioReport {
     /// The reason given in the expected failures, when listed there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected: Option<String>,
+    /// What it showed before the expected failures listed it, so another
+    /// list can judge the same run again (`merge --expected-failures`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed: Option<Status>,
     /// Wall time, in seconds.
     #[serde(default)]
     pub seconds: f64,
@@ -664,6 +668,7 @@ pub(crate) mod tests {
                 ..Failure::default()
             }),
             expected: None,
+            observed: None,
             seconds: 0.1,
             codes: Vec::new(),
         }

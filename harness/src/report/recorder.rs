@@ -429,6 +429,7 @@ pub fn scenario_report(
         status,
         failure: None,
         expected: None,
+        observed: None,
         seconds: 0.0,
         codes: Vec::new(),
     }
