@@ -17,6 +17,7 @@ BREAKS: dict[str, str] = {
     "TC-PROTO-005+plain": "a failed check is answered in a result not marked as an error",
     "TC-PROTO-006": "tools are listed with their paths sorted alphabetically",
     "TC-PROTO-006+methods": "a path's methods are listed in the order the document writes them",
+    "TC-PROTO-006+patch": "patch operations are no tools",
     "TC-LOAD-002": "only OpenAPI 3.0.x is accepted; 3.1 documents are refused",
     "TC-LOAD-003": "a $ref in an operation's parameter list is skipped, not resolved",
     "TC-LOAD-005": "path-item parameters are ignored; only the operation's own count",
@@ -94,6 +95,7 @@ ALSO: dict[str, dict[str, str]] = {
         "TC-CHECK-003": "not_judged",
         "TC-CHECK-013": "not_judged",
     },
+    "TC-PROTO-006+patch": {"TC-CHECK-013": "not_judged"},
     "TC-SCHEMA-002+dangling": {
         "TC-SCHEMA-003": "not_judged",
         "TC-SCHEMA-007": "not_judged",

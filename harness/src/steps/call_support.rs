@@ -20,12 +20,32 @@ pub async fn call_listed(
     name: &str,
     arguments: Value,
 ) -> anyhow::Result<()> {
-    if world.tool(name).await?.is_none() {
-        let names = tool_names(&world.list_tools().await?);
-        bail!("the gateway lists no tool {name:?} (nor one for its operation): it lists {names:?}");
-    }
+    listed(world, name).await?;
     world.call_tool(name, arguments).await?;
     Ok(())
+}
+
+/// The rules a missing tool breaks: every operation of a document that
+/// loads is listed (the loading rules and the listing's order), under its
+/// name (the naming rules).
+const LISTING_RULES: [&str; 3] = ["TC-LOAD-", "TC-NAME-", "TC-PROTO-006"];
+
+/// Fails unless the gateway lists the tool the rules call `name`. Where the
+/// operation has no tool at all (a method the gateway does not take, say),
+/// a scenario of another rule cannot see its own matter: not judged, naming
+/// the listing rule, whose scenarios fail it.
+pub async fn listed(world: &mut GatewayWorld, name: &str) -> anyhow::Result<()> {
+    if world.tool(name).await?.is_some() {
+        return Ok(());
+    }
+    let names = tool_names(&world.list_tools().await?);
+    let why = format!(
+        "the gateway lists no tool {name:?} (nor one for its operation): it lists {names:?}"
+    );
+    if LISTING_RULES.iter().any(|rule| world.judges_rules_of(rule)) {
+        bail!(why);
+    }
+    Err(world.not_judged("TC-PROTO-006", why))
 }
 
 /// Replaces the placeholders a feature file may write in a stub or an

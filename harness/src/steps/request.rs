@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::failure::{fail, StepResult};
 use super::{
     call_support::{
-        error_text, expand, nothing_reached, only_request, result, same_raw_path, the_request,
+        error_text, expand, listed, nothing_reached, only_request, result, same_raw_path,
+        the_request,
     },
     support::{doc_string, parse_json, table},
 };
@@ -38,9 +39,7 @@ async fn call_with_headers(
         .iter()
         .map(|row| (row[0].clone(), row.get(1).cloned().unwrap_or_default()))
         .collect();
-    if world.tool(&name).await?.is_none() {
-        fail!("the gateway lists no tool {name:?} (nor one for its operation)");
-    }
+    listed(world, &name).await?;
     world
         .call_tool_with_headers(&name, parse_json(&arguments)?, &headers)
         .await?;
