@@ -43,6 +43,7 @@ fn scenario(rule: &str, line: usize, name: &str, status: Status) -> ScenarioRepo
         status,
         failure: None,
         expected: None,
+        observed: None,
         seconds: 0.25,
         codes: Vec::new(),
     }
