@@ -429,11 +429,7 @@ pub fn as_the_gateway_names(
             _ => key.clone(),
         };
         if !taken.contains_key(&key) {
-            let placed: Vec<(&String, &String)> = placed_members(taken)
-                .into_iter()
-                .filter(|(_, member)| fold(member) == fold(&key))
-                .collect();
-            if let [(place, member)] = placed[..] {
+            if let Some((place, member)) = placed_as(&key, taken) {
                 if let Value::Object(group) = out
                     .entry(place.clone())
                     .or_insert_with(|| Value::Object(Map::new()))
@@ -480,16 +476,24 @@ pub fn argument_pointer(given: &str, taken: &Map<String, Value>) -> Option<Strin
     if let [name] = alike[..] {
         return Some(format!("/properties/{}", escape(name)));
     }
+    placed_as(given, taken).map(|(place, member)| {
+        format!(
+            "/properties/{}/properties/{}",
+            escape(place),
+            escape(member)
+        )
+    })
+}
+
+/// The one place and member that take the argument `given` inside an
+/// object of its place (see [`placed_members`]), if exactly one does.
+fn placed_as<'a>(given: &str, taken: &'a Map<String, Value>) -> Option<(&'a String, &'a String)> {
     let placed: Vec<(&String, &String)> = placed_members(taken)
         .into_iter()
         .filter(|(_, member)| fold(member) == fold(given))
         .collect();
     match placed[..] {
-        [(place, member)] => Some(format!(
-            "/properties/{}/properties/{}",
-            escape(place),
-            escape(member)
-        )),
+        [one] => Some(one),
         _ => None,
     }
 }
