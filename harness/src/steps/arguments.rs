@@ -69,17 +69,13 @@ async fn has_arguments(world: &mut GatewayWorld, name: String, step: &Step) -> S
 /// The tool's argument names only: which of them are required is TC-ARG-001's
 /// matter, not that of the rules that only need to see the arguments there.
 /// So are the names themselves, and arguments of the gateway's own beside
-/// the document's: outside the argument rules' scenarios, each expected
-/// argument must be there under a name that plainly stands for it (see
-/// [`crate::naming::as_the_gateway_names`]), and others are let by.
+/// the document's: each expected argument must be there under a name that
+/// plainly stands for it (see [`crate::naming::as_the_gateway_names`]), and
+/// others are let by.
 #[then(expr = "the tool {string} takes the arguments:")]
 async fn takes_arguments(world: &mut GatewayWorld, name: String, step: &Step) -> StepResult {
     let expected: BTreeSet<String> = super::support::first_column(step)?.into_iter().collect();
     let (names, _) = arguments(world, &name).await?;
-    let exact = world.judges_rules_of(ARGUMENT_RULES);
-    if exact && names != expected {
-        fail!("tool {name:?}: expected the arguments {expected:?}, got {names:?}");
-    }
     let offered = offered_names(world, &name).await?;
     let given: serde_json::Map<String, Value> = expected
         .iter()
@@ -111,9 +107,6 @@ async fn with_placed(world: &mut GatewayWorld, name: &str) -> anyhow::Result<BTr
     );
     Ok(names)
 }
-
-/// The rules whose own matter the arguments' names are.
-const ARGUMENT_RULES: &str = "TC-ARG-";
 
 /// The tool's input schema's properties.
 async fn offered_names(
@@ -147,71 +140,55 @@ async fn lacks_argument_unless_refused(
     Ok(())
 }
 
-#[then(expr = "the tool {string} has no argument for the header {string}")]
-async fn no_header_argument(world: &mut GatewayWorld, name: String, header: String) -> StepResult {
+/// A header or cookie parameter that must not be an argument, under its
+/// own name or with its place before it, wherever the gateway puts its
+/// arguments.
+#[then(regex = r#"^the tool "([^"]*)" has no argument for the (?:header|cookie) "([^"]*)"$"#)]
+async fn no_argument_for(world: &mut GatewayWorld, name: String, parameter: String) -> StepResult {
     let names = with_placed(world, &name).await?;
-    let offending = for_header(&names, &header);
+    let offending = standing_for(&names, &parameter);
     if !offending.is_empty() {
-        fail!("tool {name:?} offers {offending:?}, an argument for the header {header:?}");
+        fail!("tool {name:?} offers {offending:?}, an argument for {parameter:?}");
     }
     Ok(())
 }
 
-/// A header the gateway must offer, so that leaving out another header is
-/// seen to be chosen: a gateway that offers no header arguments at all
-/// (the rule named's matter) leaves the scenario not judged.
+/// A parameter the gateway must offer, so that leaving out another one is
+/// seen to be chosen: a gateway that offers no such arguments at all (the
+/// rule named's matter) leaves the scenario not judged.
 #[then(
-    regex = r#"^the tool "([^"]*)" has an argument for the header "([^"]*)", which (TC-[A-Z]+-\d+) requires$"#
+    regex = r#"^the tool "([^"]*)" has an argument for the (?:header|query parameter) "([^"]*)", which (TC-[A-Z]+-\d+) requires$"#
 )]
-async fn header_argument(
+async fn argument_for(
     world: &mut GatewayWorld,
     name: String,
-    header: String,
+    parameter: String,
     rule: String,
 ) -> StepResult {
     let names = with_placed(world, &name).await?;
-    if for_header(&names, &header).is_empty() {
+    if standing_for(&names, &parameter).is_empty() {
         return Err(world
             .not_judged(
                 &rule,
-                format!(
-                "tool {name:?} offers no argument for the header {header:?} (it offers {names:?})"
-            ),
+                format!("tool {name:?} offers no argument for {parameter:?} (it offers {names:?})"),
             )
             .into());
     }
     Ok(())
 }
 
-/// The argument names that stand for `header`: its name, or its name with a
-/// location prefix, in any case, and with separators set aside
-/// (`X_Client_Version` for `X-Client-Version`, as some gateways write
+/// The argument names that stand for the parameter `parameter`: its name,
+/// or its name with a location prefix, in any case, and with separators set
+/// aside (`X_Client_Version` for `X-Client-Version`, as some gateways write
 /// header arguments).
-fn for_header<'a>(names: &'a BTreeSet<String>, header: &str) -> Vec<&'a String> {
-    let folded = fold(header);
-    let header = header.to_ascii_lowercase();
+fn standing_for<'a>(names: &'a BTreeSet<String>, parameter: &str) -> Vec<&'a String> {
+    let folded = fold(parameter);
+    let parameter = parameter.to_ascii_lowercase();
     names
         .iter()
         .filter(|n| {
             let lower = n.to_ascii_lowercase();
-            lower == header || lower.ends_with(&format!("_{header}")) || fold(n) == folded
+            lower == parameter || lower.ends_with(&format!("_{parameter}")) || fold(n) == folded
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_argument_stands_for_a_header_whatever_its_case_and_separators() {
-        let names: BTreeSet<String> = ["X_Client_Version", "header_Accept", "limit", "xpayment"]
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
-        assert_eq!(for_header(&names, "X-Client-Version"), ["X_Client_Version"]);
-        assert_eq!(for_header(&names, "accept"), ["header_Accept"]);
-        assert_eq!(for_header(&names, "X-Payment"), ["xpayment"]);
-        assert!(for_header(&names, "X-Limit").is_empty());
-    }
 }

@@ -25,6 +25,8 @@ async fn input_schema(world: &mut GatewayWorld, name: &str) -> anyhow::Result<Va
 const BODY_ARGUMENT: &str = "TC-ARG-003";
 /// The rules about the body's argument itself: its name and place.
 const ARGUMENT_RULES: [&str; 2] = [BODY_ARGUMENT, "TC-ARG-004"];
+/// The rules about every argument's name and place.
+const NAME_AND_PLACE_RULES: [&str; 4] = ["TC-ARG-001", "TC-ARG-002", BODY_ARGUMENT, "TC-ARG-004"];
 
 #[then(regex = r#"^in the input schema of "([^"]*)", "([^"]*)" is (.+)$"#)]
 async fn schema_value(
@@ -103,10 +105,14 @@ async fn schema_value(
 /// Where a pointer into an argument (`/properties/tag/type`) lands in the
 /// input schema of a tool that takes that argument under another name or
 /// inside an object of its place (`/properties/params/properties/tag/type`,
-/// as Kubb and openmcp do). The argument rules judge names and places on
+/// as Kubb and openmcp do). The rules of names and places judge those on
 /// their own, so their scenarios follow the pointer as written.
-fn moved_argument(world: &GatewayWorld, schema: &Value, pointer: &str) -> Option<String> {
-    if world.judges_rules_of("TC-ARG-") {
+pub(super) fn moved_argument(
+    world: &GatewayWorld,
+    schema: &Value,
+    pointer: &str,
+) -> Option<String> {
+    if NAME_AND_PLACE_RULES.iter().any(|rule| world.judges(rule)) {
         return None;
     }
     let rest = pointer.strip_prefix("/properties/")?;
@@ -218,6 +224,7 @@ async fn boolean_subschema(
     what: String,
 ) -> StepResult {
     let schema = input_schema(world, &name).await?;
+    let pointer = moved_argument(world, &schema, &pointer).unwrap_or(pointer);
     let mut node = world.unless_unusable(follow(&schema, &pointer))?;
     // A schema that is only a reference is the schema it references.
     while let Some(reference) = node
