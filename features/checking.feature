@@ -100,9 +100,9 @@ Feature: Arguments are checked first
     Then the call <outcome>
 
     Examples:
-      | case                    | arguments         | outcome                                                                                          |
-      | null where nullable     | {"maybe": null}   | reached the upstream, where the input schema of "typed" has "/properties/maybe/type" equal to ["string", "null"] |
-      | null where not nullable | {"never": null}   | is refused                                                                                       |
+      | case                    | arguments       | outcome                                                                                                                                 |
+      | null where nullable     | {"maybe": null} | reached the upstream, where the input schema of "typed" has "/properties/maybe/type" equal to ["string", "null"], as TC-SCHEMA-003 asks |
+      | null where not nullable | {"never": null} | is refused                                                                                                                              |
 
   @TC-CHECK-002
   Scenario: Each missing required property is reported at its own pointer
@@ -155,7 +155,7 @@ Feature: Arguments are checked first
             responses: {"200": {description: ok}}
       """
     When the client calls "addPet" with {}
-    Then the call is refused at "/body", where the input schema of "addPet" has "/required" equal to ["body"]
+    Then the call is refused at "/body", where the input schema of "addPet" has "/required" equal to ["body"], as TC-ARG-003 asks
 
   @TC-CHECK-003
   Scenario: A property that additionalProperties false forbids is reported at its own pointer
@@ -199,7 +199,7 @@ Feature: Arguments are checked first
             responses: {"200": {description: ok}}
       """
     When the client calls "listPets" with {"limit": 3, "verbose": "MARKER-7f3a"}
-    Then the call is refused at "/verbose", where the input schema of "listPets" has "/additionalProperties" equal to false
+    Then the call is refused at "/verbose", where the input schema of "listPets" has "/additionalProperties" equal to false, as TC-SCHEMA-001 asks
 
   @TC-CHECK-003
   Scenario: A schema-valued additionalProperties checks every extra property
@@ -659,11 +659,11 @@ Feature: Arguments are checked first
     Then the call <outcome>
 
     Examples:
-      | level | outcome                                                                                               |
-      | 0     | is refused, where the input schema of "measure" has "/properties/level/exclusiveMinimum" equal to 0 |
-      | 5     | is refused, where the input schema of "measure" has "/properties/level/exclusiveMaximum" equal to 5 |
-      | 1     | reached the upstream                                                                                  |
-      | 4     | reached the upstream                                                                                  |
+      | level | outcome                                                                                                                    |
+      | 0     | is refused, where the input schema of "measure" has "/properties/level/exclusiveMinimum" equal to 0, as TC-SCHEMA-004 asks |
+      | 5     | is refused, where the input schema of "measure" has "/properties/level/exclusiveMaximum" equal to 5, as TC-SCHEMA-004 asks |
+      | 1     | reached the upstream                                                                                                       |
+      | 4     | reached the upstream                                                                                                       |
 
   @TC-CHECK-010
   Scenario Outline: Formats are checked: <format> "<value>"
@@ -1283,8 +1283,8 @@ Feature: Arguments are checked first
 
   @TC-CHECK-015
   Scenario Outline: After a failed check nothing is sent upstream: <case>
-    Judged when the call is refused. A value no check refuses (a checking
-    rule's matter) leaves nothing to judge here.
+    Judged when the call is refused. A value no check refuses (the matter of
+    the checking rule each example names) leaves it not judged.
     Given the OpenAPI document:
       """
       openapi: 3.1.0
@@ -1329,34 +1329,34 @@ Feature: Arguments are checked first
               leaf: {type: object, properties: {label: {type: string, maxLength: 5}}}
       """
     When the client calls "things" with <arguments>
-    Then if the call was refused, nothing reached the upstream
+    Then if the call was refused, which <rule> asks for, nothing reached the upstream
 
     Examples:
-      | case                                 | arguments                                                                                          | place                                       | sent        |
-      | a wrong type                         | {"text": 7734019}                                                                                  | /text                                       | 7734019     |
-      | a fraction for an integer            | {"whole": 7734019.5}                                                                               | /whole                                      | 7734019     |
-      | a missing required property          | {"owner": {"note": "MARKER-7f3a"}}                                                                 | /owner/email                                | MARKER-7f3a |
-      | a property not allowed               | {"owner": {"email": "a@b.c", "extra": "MARKER-7f3a"}}                                              | /owner/extra                                | MARKER-7f3a |
-      | a schema-valued additionalProperties | {"labels": {"size": 7734019}}                                                                      | /labels/size                                | 7734019     |
-      | a value outside the enum             | {"kind": "MARKER-7f3a"}                                                                            | /kind                                       | MARKER-7f3a |
-      | a value other than the const         | {"fixed": "MARKER-7f3a"}                                                                           | /fixed                                      | MARKER-7f3a |
-      | a string over maxLength              | {"pin": "MARKER-7f3a"}                                                                             | /pin                                        | MARKER-7f3a |
-      | a string under minLength             | {"code": "MARKER-7f3a"}                                                                            | /code                                       | MARKER-7f3a |
-      | too few items                        | {"tags": ["MARKER-7f3a"]}                                                                          | /tags                                       | MARKER-7f3a |
-      | too many items                       | {"tags": ["MARKER-7f3a", "b", "c", "d"]}                                                           | /tags                                       | MARKER-7f3a |
-      | a number under the minimum           | {"count": -7734019}                                                                                | /count                                      | 7734019     |
-      | a number over the maximum            | {"count": 7734019}                                                                                 | /count                                      | 7734019     |
-      | a number at the exclusive minimum    | {"ratio": 0}                                                                                       | /ratio                                      | MARKER-7f3a |
-      | a number under the exclusive minimum | {"ratio": -7734019}                                                                                | /ratio                                      | 7734019     |
-      | a number over the exclusive maximum  | {"ratio": 7734019}                                                                                 | /ratio                                      | 7734019     |
-      | a bad date-time                      | {"when": "MARKER-7f3a"}                                                                            | /when                                       | MARKER-7f3a |
-      | a bad date                           | {"day": "MARKER-7f3a"}                                                                             | /day                                        | MARKER-7f3a |
-      | a bad email                          | {"mail": "MARKER-7f3a"}                                                                            | /mail                                       | MARKER-7f3a |
-      | a bad uuid                           | {"id": "MARKER-7f3a"}                                                                              | /id                                         | MARKER-7f3a |
-      | a nested item                        | {"visits": [{"year": 2020}, {"year": "MARKER-7f3a"}]}                                              | /visits/1/year                              | MARKER-7f3a |
-      | a referenced schema                  | {"short": "MARKER-7f3a"}                                                                           | /short                                      | MARKER-7f3a |
-      | a value at depth 8                   | {"node": {"next": {"next": {"next": {"next": {"next": {"leaf": {"label": "MARKER-7f3a"}}}}}}}}     | /node/next/next/next/next/next/leaf/label   | MARKER-7f3a |
-      | an argument the tool does not have   | {"note": "MARKER-7f3a"}                                                                            | /note                                       | MARKER-7f3a |
+      | case                                 | rule         | arguments                                                                                      |
+      | a wrong type                         | TC-CHECK-001 | {"text": 7734019}                                                                              |
+      | a fraction for an integer            | TC-CHECK-001 | {"whole": 7734019.5}                                                                           |
+      | a missing required property          | TC-CHECK-002 | {"owner": {"note": "MARKER-7f3a"}}                                                             |
+      | a property not allowed               | TC-CHECK-003 | {"owner": {"email": "a@b.c", "extra": "MARKER-7f3a"}}                                          |
+      | a schema-valued additionalProperties | TC-CHECK-003 | {"labels": {"size": 7734019}}                                                                  |
+      | a value outside the enum             | TC-CHECK-005 | {"kind": "MARKER-7f3a"}                                                                        |
+      | a value other than the const         | TC-CHECK-006 | {"fixed": "MARKER-7f3a"}                                                                       |
+      | a string over maxLength              | TC-CHECK-007 | {"pin": "MARKER-7f3a"}                                                                         |
+      | a string under minLength             | TC-CHECK-007 | {"code": "MARKER-7f3a"}                                                                        |
+      | too few items                        | TC-CHECK-008 | {"tags": ["MARKER-7f3a"]}                                                                      |
+      | too many items                       | TC-CHECK-008 | {"tags": ["MARKER-7f3a", "b", "c", "d"]}                                                       |
+      | a number under the minimum           | TC-CHECK-009 | {"count": -7734019}                                                                            |
+      | a number over the maximum            | TC-CHECK-009 | {"count": 7734019}                                                                             |
+      | a number at the exclusive minimum    | TC-CHECK-009 | {"ratio": 0}                                                                                   |
+      | a number under the exclusive minimum | TC-CHECK-009 | {"ratio": -7734019}                                                                            |
+      | a number over the exclusive maximum  | TC-CHECK-009 | {"ratio": 7734019}                                                                             |
+      | a bad date-time                      | TC-CHECK-010 | {"when": "MARKER-7f3a"}                                                                        |
+      | a bad date                           | TC-CHECK-010 | {"day": "MARKER-7f3a"}                                                                         |
+      | a bad email                          | TC-CHECK-010 | {"mail": "MARKER-7f3a"}                                                                        |
+      | a bad uuid                           | TC-CHECK-010 | {"id": "MARKER-7f3a"}                                                                          |
+      | a nested item                        | TC-CHECK-004 | {"visits": [{"year": 2020}, {"year": "MARKER-7f3a"}]}                                          |
+      | a referenced schema                  | TC-CHECK-004 | {"short": "MARKER-7f3a"}                                                                       |
+      | a value at depth 8                   | TC-CHECK-011 | {"node": {"next": {"next": {"next": {"next": {"next": {"leaf": {"label": "MARKER-7f3a"}}}}}}}} |
+      | an argument the tool does not have   | TC-CHECK-003 | {"note": "MARKER-7f3a"}                                                                        |
 
   @TC-CHECK-015
   Scenario: After a failed check nothing is sent upstream: a property whose schema is false
@@ -1376,7 +1376,7 @@ Feature: Arguments are checked first
             responses: {"200": {description: ok}}
       """
     When the client calls "things" with {"pet": {"retired": "MARKER-7f3a"}}
-    Then if the call was refused, nothing reached the upstream
+    Then if the call was refused, which TC-CHECK-003 asks for, nothing reached the upstream
 
   @TC-CHECK-015
   Scenario: After a failed check not a single byte goes upstream, even for a valid part
@@ -1395,7 +1395,7 @@ Feature: Arguments are checked first
       """
     And the upstream answers DELETE "/pets/0" with status 204
     When the client calls "deletePet" with {"petId": 0, "reason": "MARKER-7f3a"}
-    Then if the call was refused, nothing reached the upstream
+    Then if the call was refused, which TC-CHECK-009 asks for, nothing reached the upstream
 
   @TC-CHECK-016
   Scenario Outline: A member that patternProperties names is not additional: <case>

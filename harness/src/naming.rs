@@ -401,9 +401,9 @@ fn pair(evidence: &[Vec<Option<Found>>], tools: usize) -> Vec<Option<usize>> {
 
 /// A call's top-level arguments (`given`, under the rules' names) as a tool
 /// that takes the arguments `taken` (its input schema's properties) names
-/// them, and what was renamed. An argument the tool does not take goes
-/// under the name of the one it does take that is the same once case and
-/// separators are set aside (`X_Trace` for `X-Trace`), or inside the one
+/// them, and where each that moved went. An argument the tool does not take
+/// goes under the name of the one it does take that is the same once case
+/// and separators are set aside (`X_Trace` for `X-Trace`), or inside the one
 /// object of a place that takes it (`{query: {limit}}`); a `body` the tool
 /// does not take, whose members it takes as arguments of their own (as
 /// gateways that spread the request body do), is spread likewise. Anything
@@ -411,38 +411,89 @@ fn pair(evidence: &[Vec<Option<Found>>], tools: usize) -> Vec<Option<usize>> {
 pub fn as_the_gateway_names(
     given: &Map<String, Value>,
     taken: &Map<String, Value>,
-) -> (Map<String, Value>, Vec<String>) {
-    let mut renamed = Vec::new();
+) -> (Map<String, Value>, Vec<Moved>) {
+    let mut moved = Vec::new();
     let mut out = Map::new();
     for (key, value) in given {
         if let Some(members) = spread_body(key, value, taken, given) {
-            renamed.push("the body's members as arguments of their own".to_owned());
+            moved.push(Moved::to(key, &[]));
             out.extend(members.clone());
             continue;
         }
         let alike: Vec<&String> = taken.keys().filter(|name| stands_for(name, key)).collect();
-        let key = match alike[..] {
-            [name] if !taken.contains_key(key) && !given.contains_key(name) => {
-                renamed.push(format!("{key:?} as {name:?}"));
-                name.clone()
-            }
+        let name = match alike[..] {
+            [name] if !taken.contains_key(key) && !given.contains_key(name) => name.clone(),
             _ => key.clone(),
         };
-        if !taken.contains_key(&key) {
-            if let Some((place, member)) = placed_as(&key, taken) {
+        if !taken.contains_key(&name) {
+            if let Some((place, member)) = placed_as(&name, taken) {
                 if let Value::Object(group) = out
                     .entry(place.clone())
                     .or_insert_with(|| Value::Object(Map::new()))
                 {
-                    renamed.push(format!("{key:?} as {place}.{member}"));
+                    moved.push(Moved::to(key, &[place, member]));
                     group.insert(member.clone(), value.clone());
                     continue;
                 }
             }
         }
-        out.insert(key, value.clone());
+        if &name != key {
+            moved.push(Moved::to(key, &[&name]));
+        }
+        out.insert(name, value.clone());
     }
-    (out, renamed)
+    (out, moved)
+}
+
+/// An argument a call gave the gateway elsewhere than the rules name it:
+/// the rules' name, and the tokens of the JSON Pointer in the gateway's
+/// arguments where it went (`["params", "limit"]`; none for a body spread
+/// into the arguments).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    pub given: String,
+    pub to: Vec<String>,
+}
+
+impl Moved {
+    fn to(given: &str, tokens: &[&String]) -> Self {
+        Self {
+            given: given.to_owned(),
+            to: tokens.iter().map(|token| (*token).clone()).collect(),
+        }
+    }
+
+    /// `pointer` (into the arguments, as the rules name them) where the
+    /// gateway took it, if it starts at this argument: `/tag/0` is
+    /// `/params/tag/0` for a tag that went into `params`.
+    pub fn rebase(&self, pointer: &str) -> Option<String> {
+        let own = format!("/{}", escape_token(&self.given));
+        let rest = pointer.strip_prefix(&own)?;
+        if !(rest.is_empty() || rest.starts_with('/')) {
+            return None;
+        }
+        let to: String = self
+            .to
+            .iter()
+            .map(|token| format!("/{}", escape_token(token)))
+            .collect();
+        Some(format!("{to}{rest}"))
+    }
+}
+
+impl std::fmt::Display for Moved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.to[..] {
+            [] => write!(f, "the {}'s members as arguments of their own", self.given),
+            [name] => write!(f, "{:?} as {name:?}", self.given),
+            tokens => write!(f, "{:?} as {}", self.given, tokens.join(".")),
+        }
+    }
+}
+
+/// A JSON Pointer token for `name`.
+fn escape_token(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
 }
 
 /// Whether the tool's argument `name` stands for the rules' argument
@@ -468,21 +519,59 @@ pub fn argument_pointer(given: &str, taken: &Map<String, Value>) -> Option<Strin
     if taken.contains_key(given) {
         return None;
     }
-    let escape = |name: &str| name.replace('~', "~0").replace('/', "~1");
     let alike: Vec<&String> = taken
         .keys()
         .filter(|name| stands_for(name, given))
         .collect();
     if let [name] = alike[..] {
-        return Some(format!("/properties/{}", escape(name)));
+        return Some(format!("/properties/{}", escape_token(name)));
     }
     placed_as(given, taken).map(|(place, member)| {
         format!(
             "/properties/{}/properties/{}",
-            escape(place),
-            escape(member)
+            escape_token(place),
+            escape_token(member)
         )
     })
+}
+
+/// Where a tool that takes the arguments `taken` holds the place `pointer`
+/// of the arguments as the rules name them, when its first name is one the
+/// tool takes otherwise (see [`argument_pointer`], and [`body_argument`]
+/// for `body`): `/params/limit` for `/limit`. `None` where the tool takes
+/// it as written, or not in one place that can be told.
+pub fn placed_pointer(pointer: &str, taken: &Map<String, Value>) -> Option<String> {
+    let rest = pointer.strip_prefix('/')?;
+    let (first, tail) = rest
+        .split_once('/')
+        .map_or((rest, ""), |(a, _)| (a, &rest[a.len()..]));
+    let given = first.replace("~1", "/").replace("~0", "~");
+    if taken.contains_key(&given) {
+        return None;
+    }
+    let schema_pointer = match body_argument(taken) {
+        Some(body) if given == "body" => format!("/properties/{}", escape_token(body)),
+        _ => argument_pointer(&given, taken)?,
+    };
+    // `/properties/A/properties/B` holds the argument `/A/B`.
+    let place: String = schema_pointer
+        .split('/')
+        .skip(2)
+        .step_by(2)
+        .map(|token| format!("/{token}"))
+        .collect();
+    Some(format!("{place}{tail}"))
+}
+
+/// The tool's top-level argument that holds the rules' argument `given`:
+/// itself, the one that stands for it, or the object of its place.
+pub fn holding_argument(given: &str, taken: &Map<String, Value>) -> Option<String> {
+    placed_pointer(&format!("/{}", escape_token(given)), taken)
+        .map(|place| {
+            let first = place[1..].split('/').next().unwrap_or_default();
+            first.replace("~1", "/").replace("~0", "~")
+        })
+        .or_else(|| taken.contains_key(given).then(|| given.to_owned()))
 }
 
 /// The one place and member that take the argument `given` inside an
@@ -672,6 +761,33 @@ mod tests {
             "path": {"properties": {"id": {}}},
         }));
         assert_eq!(argument_pointer("id", &twice), None);
+    }
+
+    #[test]
+    fn a_place_is_followed_to_where_the_tool_takes_its_argument() {
+        let kubb = object(serde_json::json!({
+            "petId": {},
+            "params": {"properties": {"limit": {}, "properties": {}}},
+            "data": {"type": "object"},
+        }));
+        let placed = |pointer: &str| placed_pointer(pointer, &kubb);
+        assert_eq!(placed("/petId"), None, "taken as written");
+        assert_eq!(placed("/limit").as_deref(), Some("/params/limit"));
+        assert_eq!(
+            placed("/properties/0").as_deref(),
+            Some("/params/properties/0")
+        );
+        assert_eq!(placed("/body/name").as_deref(), Some("/data/name"));
+        assert_eq!(placed("/other"), None, "taken nowhere");
+        let holding = |given: &str| holding_argument(given, &kubb);
+        assert_eq!(holding("limit").as_deref(), Some("params"));
+        assert_eq!(holding("body").as_deref(), Some("data"));
+        assert_eq!(holding("petId").as_deref(), Some("petId"));
+        assert_eq!(holding("other"), None);
+        let moved = Moved::to("tag", &[&"params".to_owned(), &"tag".to_owned()]);
+        assert_eq!(moved.rebase("/tag/1").as_deref(), Some("/params/tag/1"));
+        assert_eq!(moved.rebase("/tags"), None);
+        assert_eq!(moved.to_string(), "\"tag\" as params.tag");
     }
 
     #[test]

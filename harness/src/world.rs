@@ -116,6 +116,12 @@ pub struct GatewayWorld {
     /// Where the scenario's gateway is in its life.
     life: Life,
     last_call: Option<CallOutcome>,
+    /// Where the latest call put the arguments it gave elsewhere than the
+    /// rules name them, so that places its answer names can be followed.
+    last_moved: Vec<naming::Moved>,
+    /// The arguments the latest call's tool takes (its input schema's
+    /// properties), where the call's arguments were renamed for it.
+    last_taken: serde_json::Map<String, Value>,
     /// How long the latest tool call took, from sending it to its answer.
     last_call_took: Option<Duration>,
     /// Every error code the scenario's calls carried (see [`CallOutcome::codes`]).
@@ -278,6 +284,8 @@ impl GatewayWorld {
             credential: DEFAULT_CREDENTIAL.to_owned(),
             life: Life::NotLaunched,
             last_call: None,
+            last_moved: Vec::new(),
+            last_taken: serde_json::Map::new(),
             last_call_took: None,
             codes_seen: BTreeSet::new(),
             raw: None,
@@ -668,14 +676,12 @@ impl GatewayWorld {
         tool: &str,
         arguments: Value,
     ) -> anyhow::Result<Value> {
+        self.last_moved.clear();
+        self.last_taken.clear();
         let Value::Object(given) = arguments else {
             return Ok(arguments);
         };
-        let judges_arguments = self
-            .rules
-            .iter()
-            .any(|rule| rule.starts_with(ARGUMENT_RULES));
-        if !self.resolve_names || judges_arguments {
+        if !self.renames_arguments() {
             return Ok(Value::Object(given));
         }
         let tools = self.list_tools().await?;
@@ -686,7 +692,7 @@ impl GatewayWorld {
         else {
             return Ok(Value::Object(given));
         };
-        let (out, renamed) = naming::as_the_gateway_names(&given, taken);
+        let (out, moved) = naming::as_the_gateway_names(&given, taken);
         if out.contains_key("body") && !taken.contains_key("body") {
             let takes: Vec<&String> = taken.keys().collect();
             return Err(self.not_judged(
@@ -697,16 +703,19 @@ impl GatewayWorld {
                 ),
             ));
         }
-        if !renamed.is_empty() {
+        if !moved.is_empty() {
+            let shown: Vec<String> = moved.iter().map(ToString::to_string).collect();
             let note = format!(
                 "the gateway takes arguments otherwise (the argument rules' matter): {} sent {}",
                 tool,
-                renamed.join(", ")
+                shown.join(", ")
             );
             if !self.notes.contains(&note) {
                 self.notes.push(note);
             }
         }
+        self.last_moved = moved;
+        self.last_taken = taken.clone();
         Ok(Value::Object(out))
     }
 
@@ -806,6 +815,29 @@ impl GatewayWorld {
     pub fn last_call_took(&self) -> anyhow::Result<Duration> {
         self.last_call_took
             .context("no tool has been called in this scenario")
+    }
+
+    /// Whether calls give arguments under the gateway's names and places:
+    /// not in the argument rules' own scenarios, whose matter those are.
+    pub fn renames_arguments(&self) -> bool {
+        self.resolve_names && !self.judges_rules_of(ARGUMENT_RULES)
+    }
+
+    /// The pointers a place named in the latest call's answer may take:
+    /// `pointer` as the rules write it, and where the gateway took the
+    /// argument it starts at, if the call put that elsewhere, or else where
+    /// the tool takes that argument (one the call did not give).
+    pub fn as_the_gateway_placed(&self, pointer: &str) -> Vec<String> {
+        let mut forms = vec![pointer.to_owned()];
+        forms.extend(
+            self.last_moved
+                .iter()
+                .filter_map(|moved| moved.rebase(pointer)),
+        );
+        if forms.len() == 1 {
+            forms.extend(naming::placed_pointer(pointer, &self.last_taken));
+        }
+        forms
     }
 
     /// The outcome of the latest tool call.

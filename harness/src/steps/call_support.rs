@@ -317,6 +317,44 @@ pub fn names_pointer(text: &str, pointer: &str) -> bool {
     })
 }
 
+/// Whether `text` names the place `pointer` written with dots between its
+/// names, as many validators do (`data.name`, `visits[1].year` or
+/// `visits.1.year` for `/data/name`, `/visits/1/year`). A pointer of one
+/// token has no such form that could be told from a word of the text.
+pub fn names_dotted(text: &str, pointer: &str) -> Option<String> {
+    let tokens: Vec<String> = pointer
+        .strip_prefix('/')?
+        .split('/')
+        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    if tokens.len() < 2 {
+        return None;
+    }
+    let dotted = tokens.join(".");
+    let bracketed = tokens.iter().fold(String::new(), |mut out, token| {
+        if token.bytes().all(|b| b.is_ascii_digit()) && !out.is_empty() {
+            out.push_str(&format!("[{token}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(token);
+        }
+        out
+    });
+    [dotted, bracketed].into_iter().find(|form| {
+        text.match_indices(form.as_str()).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let mut after = text[at + form.len()..].chars();
+            let next = after.next();
+            let word = |c: char| c.is_alphanumeric() || "_-[".contains(c);
+            // A full stop ends a sentence; a dot before a name goes deeper.
+            let deeper = next == Some('.') && after.next().is_some_and(char::is_alphanumeric);
+            !before.is_some_and(|c| word(c) || c == '.') && !next.is_some_and(word) && !deeper
+        })
+    })
+}
+
 /// Whether `text` says one of `words`, compared without regard to case.
 pub fn says_one_of(text: &str, words: &[&str]) -> bool {
     let text = text.to_lowercase();
@@ -436,6 +474,26 @@ mod tests {
         assert!(names_pointer(text, "/body/tag"));
         assert!(!names_pointer(text, "/body/tags"));
         assert!(!names_pointer(text, "/tags/2"));
+    }
+
+    #[test]
+    fn a_place_is_found_written_with_dots() {
+        let text = "invalid at data.name: required; at visits[1].year. params.labels.size";
+        assert_eq!(
+            names_dotted(text, "/data/name").as_deref(),
+            Some("data.name")
+        );
+        assert_eq!(
+            names_dotted(text, "/visits/1/year").as_deref(),
+            Some("visits[1].year")
+        );
+        assert_eq!(
+            names_dotted(text, "/params/labels/size").as_deref(),
+            Some("params.labels.size")
+        );
+        assert_eq!(names_dotted(text, "/params/labels"), None, "a longer place");
+        assert_eq!(names_dotted(text, "/name"), None, "one token is a word");
+        assert_eq!(names_dotted(text, "/ata/name"), None);
     }
 
     #[test]

@@ -7,8 +7,8 @@ use serde_json::Value;
 use super::failure::{fail, StepResult};
 use super::{
     call_support::{
-        arguments_with, call_listed, clip, error_text, names_pointer, nothing_reached, result,
-        the_request,
+        arguments_with, call_listed, clip, error_text, names_dotted, names_pointer,
+        nothing_reached, result, the_request,
     },
     support::{first_column, parse_json, tool},
 };
@@ -38,18 +38,42 @@ async fn refused_at_each(world: &mut GatewayWorld, step: &Step) -> StepResult {
 }
 
 /// The error names each place. Whether anything was sent is TC-CHECK-015's
-/// matter, judged in that rule's own scenarios.
+/// matter, judged in that rule's own scenarios. A place is named where the
+/// gateway took its argument, if the call put it elsewhere (the argument
+/// rules' matter); named in another form than a JSON Pointer, it is
+/// TC-CHECK-013's matter, which other scenarios cannot see past.
 fn refused_at_all(world: &mut GatewayWorld, pointers: &[String]) -> StepResult {
-    let text = refusal_text(world)?;
-    let missing: Vec<_> = pointers
-        .iter()
-        .filter(|p| !names_pointer(text, p))
-        .collect();
+    let text = refusal_text(world)?.to_owned();
+    let mut missing = Vec::new();
+    let mut dotted = Vec::new();
+    for pointer in pointers {
+        let forms = world.as_the_gateway_placed(pointer);
+        if forms.iter().any(|form| names_pointer(&text, form)) {
+            continue;
+        }
+        match forms.iter().find_map(|form| names_dotted(&text, form)) {
+            Some(written) => dotted.push(format!("{pointer} as {written}")),
+            None => missing.push(forms.join(" or ")),
+        }
+    }
     if !missing.is_empty() {
-        fail!("the error does not name {missing:?}:\n{}", clip(text));
+        fail!("the error does not name {missing:?}:\n{}", clip(&text));
+    }
+    if !dotted.is_empty() {
+        let why = format!(
+            "the error names {dotted:?}, not as JSON Pointers:\n{}",
+            clip(&text)
+        );
+        if world.judges(PLACES_AS_POINTERS) {
+            fail!("{why}");
+        }
+        return Err(world.not_judged(PLACES_AS_POINTERS, why).into());
     }
     Ok(())
 }
+
+/// The rule that a refusal names places as JSON Pointers.
+const PLACES_AS_POINTERS: &str = "TC-CHECK-013";
 
 /// The text of a refusal, which is a tool error. A call that sent nothing
 /// but answered in a result not marked as an error refused all the same:
@@ -116,21 +140,35 @@ async fn reached(world: &mut GatewayWorld) -> StepResult {
     Ok(())
 }
 
-/// TC-CHECK-015 judges what follows a failed check. A call that was not
-/// refused (a checking rule's matter) leaves it nothing to judge.
-#[then("if the call was refused, nothing reached the upstream")]
-async fn refused_sends_nothing(world: &mut GatewayWorld) -> StepResult {
-    if result(world)?.0 {
-        nothing_reached(world)?;
+/// TC-CHECK-015 judges what follows a failed check. A call that went
+/// through unrefused (the matter of the checking rule named) leaves it
+/// nothing to see; one refused in a result not marked as an error (TC-PROTO-005's
+/// matter) is judged on what it sent all the same.
+#[then(
+    regex = r#"^if the call was refused, which (TC-[A-Z]+-\d+) asks for, nothing reached the upstream$"#
+)]
+async fn refused_sends_nothing(world: &mut GatewayWorld, rule: String) -> StepResult {
+    let (is_error, text) = result(world)?;
+    let sent = world.upstream().requests().len();
+    if !is_error && sent > 0 {
+        let text = clip(text);
+        return Err(world
+            .not_judged(
+                &rule,
+                format!("the call was not refused: it reached the upstream and answered:\n{text}"),
+            )
+            .into());
     }
+    nothing_reached(world)?;
     Ok(())
 }
 
 /// An outcome that holds only where the gateway published the schema the
-/// way another rule says (a translated OpenAPI 3.0 form, say): where it did
-/// not, that rule fails, and the check has nothing to follow here.
+/// way another rule asks (a translated OpenAPI 3.0 form, say): where it did
+/// not, that rule fails in its own scenarios, and this one cannot see its
+/// matter.
 #[then(
-    regex = r#"^the call (is refused|is refused at "[^"]*"|reached the upstream), where the input schema of "([^"]*)" has "([^"]*)" equal to (.+)$"#
+    regex = r#"^the call (is refused|is refused at "[^"]*"|reached the upstream), where the input schema of "([^"]*)" has "([^"]*)" equal to (.+), as (TC-[A-Z]+-\d+) asks$"#
 )]
 async fn outcome_where_published(
     world: &mut GatewayWorld,
@@ -138,14 +176,24 @@ async fn outcome_where_published(
     name: String,
     pointer: String,
     json: String,
+    rule: String,
 ) -> StepResult {
-    let expected = parse_json(&json)?;
-    let tool = tool(world, &name).await?;
-    let published = world
-        .unless_unusable(follow(&tool["inputSchema"], &pointer))?
-        .is_some_and(|v| same_json(v, &expected));
-    if !published {
-        return Ok(());
+    let schema = tool(world, &name).await?["inputSchema"].clone();
+    let expected = required_as_taken(world, &schema, &pointer, parse_json(&json)?);
+    let at = super::schemas::moved_argument(world, &schema, &pointer).unwrap_or(pointer);
+    let published = world.unless_unusable(follow(&schema, &at))?;
+    if !published.is_some_and(|v| same_json(v, &expected)) {
+        let found = published.map_or("nothing".to_owned(), show);
+        return Err(world
+            .not_judged(
+                &rule,
+                format!(
+                    "the input schema of {name:?} has {found} at {at}, not {}:\n{}",
+                    show(&expected),
+                    clip(&show(&schema))
+                ),
+            )
+            .into());
     }
     match outcome.as_str() {
         "is refused" => refused(world).await,
@@ -157,13 +205,44 @@ async fn outcome_where_published(
     }
 }
 
+/// A list of required arguments, as the rules name them, under the names
+/// of the arguments that hold them in the tool's input schema (`data` for
+/// `body`, `params` for `limit`), where the call would give them so.
+fn required_as_taken(
+    world: &GatewayWorld,
+    schema: &Value,
+    pointer: &str,
+    expected: Value,
+) -> Value {
+    let (Some(taken), Value::Array(names), "/required") =
+        (schema["properties"].as_object(), &expected, pointer)
+    else {
+        return expected;
+    };
+    if !world.renames_arguments() {
+        return expected;
+    }
+    let held: Option<Vec<Value>> = names
+        .iter()
+        .map(|name| {
+            let name = name.as_str()?;
+            crate::naming::holding_argument(name, taken).map(Value::String)
+        })
+        .collect();
+    held.map_or(expected, Value::Array)
+}
+
 /// The words that come with one place the error names (see
 /// [`places_come_with_problems`]).
 #[then(expr = "the result says what is wrong at {string}")]
 async fn says_what_is_wrong(world: &mut GatewayWorld, pointer: String) -> StepResult {
+    let forms = world.as_the_gateway_placed(&pointer);
     let text = error_text(world)?;
     let places = pointers_in(text);
-    let Some(index) = places.iter().position(|(s, e)| text[*s..*e] == pointer) else {
+    let Some(index) = places
+        .iter()
+        .position(|(s, e)| forms.iter().any(|form| text[*s..*e] == *form))
+    else {
         fail!("the error does not name {pointer}:\n{}", clip(text));
     };
     if !has_words(&problem_words(text, &places, index)) {
@@ -199,10 +278,16 @@ async fn request_carried(world: &mut GatewayWorld, value: String, pointer: Strin
 
 #[then(expr = "the result does not name {string}")]
 async fn does_not_name(world: &mut GatewayWorld, pointer: String) -> StepResult {
+    let forms = world.as_the_gateway_placed(&pointer);
     let (_, text) = result(world)?;
-    if names_pointer(text, &pointer) {
+    let named = forms.iter().find_map(|form| {
+        names_pointer(text, form)
+            .then(|| form.clone())
+            .or_else(|| names_dotted(text, form))
+    });
+    if let Some(named) = named {
         fail!(
-            "the result names {pointer}, which is not wrong:\n{}",
+            "the result names {named} ({pointer}), which is not wrong:\n{}",
             clip(text)
         );
     }
