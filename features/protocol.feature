@@ -104,14 +104,14 @@ Feature: Protocol
     Whether such arguments are refused at all is TC-CHECK-002's matter; this
     judges the form of the refusal.
     When the client calls "getPet" with {}
-    Then a refusal of the call is a tool error with a text
+    Then a refusal of the call, which TC-CHECK-002 asks for, is a tool error with a text
 
   @TC-PROTO-005
   Scenario: A refused path gives a tool error
     Whether `..` is refused at all is TC-REQ-003's matter; this judges the
     form of the refusal.
     When the client calls "getPet" with {"petId": ".."}
-    Then a refusal of the call is a tool error with a text
+    Then a refusal of the call, which TC-REQ-003 asks for, is a tool error with a text
 
   @TC-PROTO-005
   Scenario Outline: Arguments that are not an object give a tool error, and nothing is sent

@@ -160,17 +160,30 @@ async fn call_rpc_error(world: &mut GatewayWorld, code: i32) -> StepResult {
 /// tool error, never as a JSON-RPC error. A gateway that does not refuse it
 /// at all (it sends the request and answers with the API's result) breaks a
 /// checking or request rule, which their own scenarios judge, not this one.
-#[then("a refusal of the call is a tool error with a text")]
-async fn refusal_is_tool_error(world: &mut GatewayWorld) -> StepResult {
+/// The form of a refusal. A call that reached the upstream was not refused
+/// (the matter of the rule named), so there is no refusal to see.
+#[then(
+    regex = r#"^a refusal of the call, which (TC-[A-Z]+-\d+) asks for, is a tool error with a text$"#
+)]
+async fn refusal_is_tool_error(world: &mut GatewayWorld, rule: String) -> StepResult {
     let sent = world.upstream().requests().len();
+    if sent > 0 {
+        let answer = world.last_call()?.to_string();
+        return Err(world
+            .not_judged(
+                &rule,
+                format!(
+                    "the call was not refused: it reached the upstream ({sent} request(s)) and \
+                     answered {answer}"
+                ),
+            )
+            .into());
+    }
     match world.last_call()? {
         CallOutcome::Result {
             is_error: true,
             text,
         } if !text.trim().is_empty() => Ok(()),
-        CallOutcome::Result {
-            is_error: false, ..
-        } if sent > 0 => Ok(()),
         CallOutcome::Result {
             is_error: false,
             text,

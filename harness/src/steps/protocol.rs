@@ -218,11 +218,19 @@ async fn stdout_only_messages(world: &mut GatewayWorld) -> StepResult {
 }
 
 /// Whether the revision is offered at all is TC-PROTO-003's matter; where
-/// it is not, no POST of that revision has a result to carry.
+/// it is not, no POST of that revision has a result to carry, and the
+/// scenario sees nothing.
 #[then("where the 2026-07-28 revision is offered, the answer to the POST carries the tool result")]
 async fn modern_post_carries_result(world: &mut GatewayWorld) -> StepResult {
     if !world.raw_http().await?.discovered() {
-        return Ok(());
+        return Err(world
+            .not_judged(
+                "TC-PROTO-003",
+                "the gateway does not offer the 2026-07-28 revision (server/discover failed), \
+                 so no POST of it carries a result"
+                    .to_owned(),
+            )
+            .into());
     }
     post_carries_result(world).await
 }
@@ -231,14 +239,18 @@ async fn modern_post_carries_result(world: &mut GatewayWorld) -> StepResult {
 async fn tools_known_by_argument(world: &mut GatewayWorld, step: &Step) -> StepResult {
     let expected = first_column(step)?;
     let tools = world.list_tools().await?;
-    // Each tool is known by the first expected argument its input schema has.
+    // Each tool is known by the first expected argument its input schema
+    // has, wherever it takes it.
     let known: Vec<String> = tools
         .iter()
         .map(|tool| {
             let properties = tool["inputSchema"]["properties"].as_object();
+            let takes = |name: &str, p: &serde_json::Map<String, Value>| {
+                p.contains_key(name) || crate::naming::argument_pointer(name, p).is_some()
+            };
             expected
                 .iter()
-                .find(|name| properties.is_some_and(|p| p.contains_key(name.as_str())))
+                .find(|name| properties.is_some_and(|p| takes(name, p)))
                 .cloned()
                 .unwrap_or_else(|| format!("<{}>", tool["name"].as_str().unwrap_or("?")))
         })
