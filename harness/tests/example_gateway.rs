@@ -191,6 +191,25 @@ struct Variant {
     /// the whole suite, not on one rule's section.
     #[serde(default)]
     renames: bool,
+    /// Whether it takes every argument otherwise (`args:...`): judged over
+    /// the whole suite too.
+    #[serde(default)]
+    regroups: bool,
+}
+
+impl Variant {
+    /// The rules a variant that breaks a group of them as a whole may fail:
+    /// the naming rules for a renaming one, those of the arguments' names
+    /// and places for a regrouping one.
+    fn breaks_as_a_whole(&self) -> Option<fn(&str) -> bool> {
+        if self.renames {
+            Some(|id| id.starts_with("TC-NAME-"))
+        } else if self.regroups {
+            Some(|id| ["TC-ARG-001", "TC-ARG-002", "TC-ARG-003", "TC-ARG-004"].contains(&id))
+        } else {
+            None
+        }
+    }
 }
 
 /// The broken variants judged over `transport`, from the gateway itself:
@@ -509,7 +528,7 @@ fn the_python_gateway_passes_over_http_and_each_variant_fails_its_rule_only() {
     let slowest = slowest_scenario_per_section(&baseline.report);
     let queue_variants: BTreeMap<String, bool> = queue
         .iter()
-        .map(|(key, variant)| (key.clone(), variant.renames))
+        .map(|(key, variant)| (key.clone(), variant.breaks_as_a_whole().is_some()))
         .collect();
     queue.sort_by(|(a, _), (b, _)| {
         let seconds = |key: &str| match queue_variants.get(key) {
@@ -530,8 +549,8 @@ fn the_python_gateway_passes_over_http_and_each_variant_fails_its_rule_only() {
                 else {
                     break;
                 };
-                if variant.renames {
-                    let judged = judge_renaming(&fork, &key, &variant.what, &baseline.report);
+                if let Some(broken) = variant.breaks_as_a_whole() {
+                    let judged = judge_whole(&fork, &key, &variant.what, broken, &baseline.report);
                     results
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
@@ -755,33 +774,35 @@ fn judge_others(fork: &ForkServer, key: &str, variant: &Variant) -> Option<Strin
     ))
 }
 
-/// Runs the renaming variant `key` over the whole suite (HTTP): its timing
-/// line, and what is wrong unless it failed naming rules only, at least one
-/// of them judged broken, and every scenario of another rule's has the
-/// outcome it has on the unbroken gateway (`baseline`): found its tool and
-/// judged its own rule.
-fn judge_renaming(
+/// Runs the variant `key`, which breaks the rules `broken` as a whole, over
+/// the whole suite (HTTP): its timing line, and what is wrong unless it
+/// failed those rules only, at least one of them judged broken, and every
+/// scenario of another rule's has the outcome it has on the unbroken
+/// gateway (`baseline`): found its tool and arguments and judged its own
+/// rule.
+fn judge_whole(
     fork: &ForkServer,
     key: &str,
     what: &str,
+    broken: fn(&str) -> bool,
     baseline: &Value,
 ) -> (String, Option<String>) {
     let all = workspace().join("features").display().to_string();
     let run = run_harness(
-        &format!("rename-{key}"),
+        &format!("whole-{key}"),
         Launch::Fork(fork),
         "http",
         &all,
         Some(key),
     );
     let timing = format!("{key} (whole suite): {:.0} s", run.seconds);
-    let naming = |id: &String| id.starts_with("TC-NAME-");
+    let breaks = |id: &String| broken(id);
     let failed = required_failures(&run.report);
     let judged: BTreeSet<String> = rules_with_status(&run.report, "required", &["failed"]);
     let others = |report: &Value| -> BTreeMap<String, String> {
         outcomes_by_rule(report)
             .into_iter()
-            .filter(|((rule, _), _)| !naming(rule))
+            .filter(|((rule, _), _)| !breaks(rule))
             .map(|((rule, scenario), status)| (format!("{rule} {scenario}"), status))
             .collect()
     };
@@ -794,21 +815,21 @@ fn judge_renaming(
             format!("  {scenario}: {status} on the unbroken gateway, {now} here")
         })
         .collect();
-    if changed.is_empty() && failed.iter().all(naming) && judged.iter().any(naming) && !run.success
+    if changed.is_empty() && failed.iter().all(breaks) && judged.iter().any(breaks) && !run.success
     {
         return (timing, None);
     }
-    let not_naming: BTreeSet<String> = failed.iter().filter(|id| !naming(id)).cloned().collect();
+    let not_broken: BTreeSet<String> = failed.iter().filter(|id| !breaks(id)).cloned().collect();
     let wrong = format!(
-        "renaming variant {key} ({what}), whole suite:
-  naming rules judged broken: {:?}
-  other rules failed: {not_naming:?}
+        "variant {key} ({what}), whole suite:
+  rules it breaks judged broken: {:?}
+  other rules failed: {not_broken:?}
   scenarios of other rules whose outcome changed:
 {}
 {}",
-        judged.iter().filter(|id| naming(id)).collect::<Vec<_>>(),
+        judged.iter().filter(|id| breaks(id)).collect::<Vec<_>>(),
         changed.join("\n"),
-        failure_lines(&run.report, &not_naming),
+        failure_lines(&run.report, &not_broken),
     );
     (timing, Some(wrong))
 }

@@ -85,6 +85,16 @@ RENAMINGS: dict[str, str] = {
     "pets.create-v2 becomes pets_create_v2)",
 }
 
+#: Variant -> how it takes every argument, for the variants that break the
+#: argument rules of names and places (TC-ARG-001 to TC-ARG-004) as a whole,
+#: as several gateways do. Each is run over the whole suite like a renaming
+#: variant: only those rules may fail, and every other rule must be judged
+#: as on the unbroken gateway (scenarios find each argument where it is).
+REGROUPINGS: dict[str, str] = {
+    "args:grouped": "query arguments are members of one object `params`, header arguments of "
+    "`headers`, and the request body is `data`, as Kubb takes them",
+}
+
 #: Variant -> {rule ID: the status it must have}, for other rules (in any
 #: section) whose scenarios rely on what the variant breaks: they must see
 #: their own matter only ("passed"), or say they cannot ("not_judged").
@@ -108,11 +118,13 @@ ALSO: dict[str, dict[str, str]] = {
 
 def listing(stdio: bool = False) -> dict[str, dict]:
     """Every variant judged over HTTP (or, with `stdio`, over stdio), as
-    `--list-breaks` prints it; a renaming variant says `"renames": true`."""
+    `--list-breaks` prints it; a renaming variant says `"renames": true`, a
+    regrouping one `"regroups": true`."""
     if stdio:
         return {key: {"what": what, "also": ALSO.get(key, {})} for key, what in STDIO_BREAKS.items()}
     listed = {key: {"what": what, "also": ALSO.get(key, {})} for key, what in BREAKS.items()}
     listed.update({key: {"what": what, "renames": True} for key, what in RENAMINGS.items()})
+    listed.update({key: {"what": what, "regroups": True} for key, what in REGROUPINGS.items()})
     return listed
 
 

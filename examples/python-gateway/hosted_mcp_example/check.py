@@ -12,6 +12,7 @@ from datetime import date
 from typing import Any
 
 from .breaks import broken
+from .convert import GROUPS
 
 #: The arguments object is depth 0; values at this depth or less are checked.
 MAX_DEPTH = 8
@@ -186,7 +187,10 @@ class _Checker:
         for name, item in value.items():
             here = f"{pointer}/{_escape(name)}"
             if name in properties:
-                self.value(item, properties[name], depth + 1, here)
+                # The args:grouped variant's object of a place stands for
+                # the arguments object: its members are arguments.
+                grouped = depth == 0 and broken("args:grouped") and name in GROUPS.values()
+                self.value(item, properties[name], depth if grouped else depth + 1, here)
             elif any(_search(p, name) for p in patterns):
                 continue  # patternProperties decide; they are not checked themselves
             elif extra is False:

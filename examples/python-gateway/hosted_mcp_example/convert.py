@@ -61,6 +61,8 @@ class Param:
     location: str  # path, query or header
     argument: str
     required: bool
+    #: The args:grouped variant: the object argument it is a member of.
+    group: str | None = None
 
 
 @dataclass
@@ -77,6 +79,20 @@ class Plan:
     content_type: str | None = None
     #: The TC-ARG-003 variant: the arguments that make up an object body.
     body_arguments: list[str] = field(default_factory=list)
+
+    def flat(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The arguments under the rules' names: the args:grouped variant
+        takes some inside objects of their place, and the body as `data`."""
+        if not broken("args:grouped"):
+            return arguments
+        out = {key: value for key, value in arguments.items() if key not in (*GROUPS.values(), GROUPED_BODY)}
+        for param in self.params:
+            group = arguments.get(param.group) if param.group else None
+            if isinstance(group, dict) and param.name in group:
+                out[param.argument] = group[param.name]
+        if GROUPED_BODY in arguments:
+            out["body"] = arguments[GROUPED_BODY]
+        return out
 
 
 @dataclass
@@ -239,6 +255,9 @@ def _tool(document: Document, path: str, method: str, item: dict[str, Any], oper
             if plan.body_required:
                 required.append("body")
 
+    if broken("args:grouped"):
+        properties, required = _grouped(properties, required, params)
+
     input_schema: dict[str, Any] = {"type": "object"}
     if not broken("TC-SCHEMA-001"):
         input_schema["additionalProperties"] = False
@@ -260,6 +279,42 @@ def _tool(document: Document, path: str, method: str, item: dict[str, Any], oper
         },
         plan=plan,
     )
+
+
+#: The args:grouped variant: the object argument of each place, as Kubb
+#: names them (path parameters stay arguments of their own).
+GROUPS = {"query": "params", "header": "headers"}
+#: ... and the request body's argument.
+GROUPED_BODY = "data"
+
+
+def _grouped(properties: dict[str, Any], required: list[str], params: list[Param]) -> tuple[dict[str, Any], list[str]]:
+    """The args:grouped variant's arguments: query and header parameters as
+    members, under their own names, of one object per place; the body as
+    `data`. Each object takes no other members."""
+    out: dict[str, Any] = {}
+    out_required: list[str] = []
+    for param in params:
+        group = GROUPS.get(param.location)
+        if group is None:
+            out[param.argument] = properties[param.argument]
+            if param.argument in required:
+                out_required.append(param.argument)
+            continue
+        param.group = group
+        holder = out.setdefault(group, {"type": "object", "additionalProperties": False, "properties": {}})
+        holder["properties"][param.name] = properties[param.argument]
+        if param.argument in required:
+            holder.setdefault("required", []).append(param.name)
+            if group not in out_required:
+                out_required.append(group)
+    for name, schema in properties.items():
+        if name not in {p.argument for p in params}:  # the body, or its members (TC-ARG-003 variant)
+            key = GROUPED_BODY if name == "body" else name
+            out[key] = schema
+            if name in required:
+                out_required.append(key)
+    return out, out_required
 
 
 def _title(summary: str | None) -> str | None:

@@ -89,6 +89,7 @@ class Gateway:
             if broken("TC-PROTO-005+plain"):
                 return types.CallToolResult(content=[types.TextContent(text=refusal)], is_error=False)
             return _error(refusal)
+        arguments = tool.plan.flat(arguments)
         try:
             outgoing = build(tool.plan, arguments, self.base_url, self.credential, self.where)
             is_error, text = render(await send(outgoing), self.mask)
