@@ -179,6 +179,12 @@ struct RunArgs {
     #[arg(long, value_name = "TEMPLATE", requires = "gateway")]
     prepare: Option<String>,
 
+    /// Keep what --prepare makes in this folder across runs: a later run
+    /// with the same step on the same document runs nothing. Clear it (or
+    /// use another) when the step's program changes.
+    #[arg(long, value_name = "DIR", requires = "prepare")]
+    prepare_cache: Option<PathBuf>,
+
     /// The kinds of place the gateway can put the upstream credential in,
     /// of bearer, basic, header and query (`bearer,header`), for a gateway
     /// that cannot take some: a scenario that wants it elsewhere is not run,
@@ -485,6 +491,7 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
     let preparation = match &args.prepare {
         Some(step) => Some(Preparation::new(
             Template::parse_preparation(step).map_err(usage)?,
+            args.prepare_cache.clone(),
         )),
         None => None,
     };
@@ -543,6 +550,9 @@ fn rerun_command(args: &RunArgs) -> String {
     }
     if let Some(step) = &args.prepare {
         option("--prepare", step);
+    }
+    if let Some(folder) = &args.prepare_cache {
+        option("--prepare-cache", &folder.display().to_string());
     }
     if let Some(folder) = &args.features {
         let folder = folder.canonicalize().unwrap_or_else(|_| folder.clone());

@@ -9,6 +9,15 @@
 //! exits non-zero refuses the document, as a gateway that exits at start-up
 //! does: its status and stderr are the gateway's answer, for every scenario
 //! of that document (TC-LOAD-006 judges the words).
+//!
+//! With a folder to keep them in (`--prepare-cache DIR`), what a step
+//! prepared outlives the run: a later run of the same harness with the same
+//! step on the same document finds it there and runs nothing. Each is kept
+//! under a hash of the harness's version, the step and the document, and
+//! counts only once its step finished well (a `.done` file beside it), so
+//! an interrupted step is run again; refusals are not kept. What the hash
+//! cannot see, the step's own program, is the keeper's to tell apart (a
+//! folder per version of it, as `examples/peers/check` keeps).
 
 use std::{
     collections::HashMap,
@@ -31,19 +40,41 @@ use crate::{
 pub const PREPARE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// What one document's preparation left: its folder, or the refusal.
-type Prepared = Result<Arc<ScenarioDir>, StartFailure>;
+type Prepared = Result<Arc<Folder>, StartFailure>;
+
+/// Where a document was prepared.
+#[derive(Debug)]
+enum Folder {
+    /// A folder of this run, removed with it.
+    OfTheRun(ScenarioDir),
+    /// A folder kept across runs (`--prepare-cache`).
+    Kept(PathBuf),
+}
+
+impl Folder {
+    fn path(&self) -> &Path {
+        match self {
+            Folder::OfTheRun(dir) => dir.path(),
+            Folder::Kept(path) => path,
+        }
+    }
+}
 
 /// The preparation step of a run and what it has prepared so far.
 #[derive(Debug, Clone)]
 pub struct Preparation {
     template: Template,
+    /// Where prepared folders are kept across runs, if anywhere.
+    kept_in: Option<PathBuf>,
     done: Arc<Mutex<HashMap<u64, Arc<OnceCell<Prepared>>>>>,
 }
 
 impl Preparation {
-    pub fn new(template: Template) -> Self {
+    /// The step `template`, its folders kept across runs in `kept_in` if given.
+    pub fn new(template: Template, kept_in: Option<PathBuf>) -> Self {
         Self {
             template,
+            kept_in,
             done: Arc::default(),
         }
     }
@@ -60,21 +91,66 @@ impl Preparation {
         openapi: &Path,
         document: &[(&Path, &str)],
     ) -> Result<PathBuf, StartFailure> {
+        let key = key(document);
         let cell = {
             let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
-            Arc::clone(done.entry(key(document)).or_default())
+            Arc::clone(done.entry(key).or_default())
         };
-        let prepared = cell.get_or_init(|| self.run(openapi)).await;
+        let prepared = cell.get_or_init(|| self.prepare(openapi, key)).await;
         prepared
             .as_ref()
             .map(|dir| dir.path().to_path_buf())
             .map_err(Clone::clone)
     }
 
-    async fn run(&self, openapi: &Path) -> Prepared {
-        let dir = ScenarioDir::create().map_err(|error| failure(format!("{error:#}"), None))?;
+    /// The document's folder: one kept from an earlier run, or one the step
+    /// prepares now.
+    async fn prepare(&self, openapi: &Path, key: u64) -> Prepared {
+        let Some(kept_in) = &self.kept_in else {
+            let dir = ScenarioDir::create().map_err(|error| failure(format!("{error:#}"), None))?;
+            self.run(openapi, dir.path()).await?;
+            return Ok(Arc::new(Folder::OfTheRun(dir)));
+        };
+        let name = format!("{:016x}", self.kept_key(key));
+        let (folder, done) = (kept_in.join(&name), kept_in.join(format!("{name}.done")));
+        if done.is_file() && folder.is_dir() {
+            return Ok(Arc::new(Folder::Kept(folder)));
+        }
+        let cannot = |error: std::io::Error| {
+            failure(
+                format!("cannot make the folder {}: {error}", folder.display()),
+                None,
+            )
+        };
+        let _ = std::fs::remove_file(&done);
+        if folder.exists() {
+            std::fs::remove_dir_all(&folder).map_err(cannot)?;
+        }
+        std::fs::create_dir_all(&folder).map_err(cannot)?;
+        match self.run(openapi, &folder).await {
+            Ok(()) => {
+                std::fs::write(&done, "").map_err(cannot)?;
+                Ok(Arc::new(Folder::Kept(folder)))
+            }
+            Err(refused) => {
+                let _ = std::fs::remove_dir_all(&folder);
+                Err(refused)
+            }
+        }
+    }
+
+    /// The key of a document's folder kept across runs: the document's key
+    /// with what else makes the folder (this harness, the step).
+    fn kept_key(&self, document: u64) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        (env!("CARGO_PKG_VERSION"), self.template.to_string(), document).hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// Runs the step on the document at `openapi`, preparing into `dir`.
+    async fn run(&self, openapi: &Path, dir: &Path) -> Result<(), StartFailure> {
         let openapi_text = openapi.to_string_lossy();
-        let prepared_text = dir.path().to_string_lossy();
+        let prepared_text = dir.to_string_lossy();
         let words = self
             .template
             .render(&[("{openapi}", &openapi_text), ("{prepared}", &prepared_text)]);
@@ -136,7 +212,7 @@ impl Preparation {
             refused.stderr = String::from_utf8_lossy(&output.stderr).into_owned();
             return Err(with(refused));
         }
-        Ok(Arc::new(dir))
+        Ok(())
     }
 }
 
@@ -162,10 +238,48 @@ mod tests {
     use super::*;
 
     fn preparation(script: &str) -> Preparation {
+        kept_preparation(script, None)
+    }
+
+    fn kept_preparation(script: &str, kept_in: Option<PathBuf>) -> Preparation {
         let template =
             Template::parse_preparation(&format!("sh -c '{script}' sh {{openapi}} {{prepared}}"))
                 .unwrap();
-        Preparation::new(template)
+        Preparation::new(template, kept_in)
+    }
+
+    #[tokio::test]
+    async fn a_kept_folder_serves_a_later_run_and_a_refusal_is_not_kept() {
+        let scratch = ScenarioDir::create().unwrap();
+        let (log, kept) = (scratch.path().join("log"), scratch.path().join("kept"));
+        let openapi = scratch.path().join("document.yaml");
+        std::fs::write(&openapi, "openapi: 3.1.0").unwrap();
+        let one = [(Path::new("document.yaml"), "openapi: 3.1.0")];
+        let script = format!(
+            "echo run >> {}; grep -q refuse \"$1\" && exit 3; cp \"$1\" \"$2\"/doc",
+            log.display()
+        );
+        let runs = || std::fs::read_to_string(&log).unwrap_or_default().lines().count();
+        // Two runs of the harness: two preparations with the same folder.
+        let first = kept_preparation(&script, Some(kept.clone()));
+        let made = first.prepared(&openapi, &one).await.unwrap();
+        let later = kept_preparation(&script, Some(kept.clone()));
+        assert_eq!(later.prepared(&openapi, &one).await.unwrap(), made);
+        assert_eq!(runs(), 1, "the later run ran the step again");
+        assert!(made.join("doc").is_file() && made.starts_with(&kept));
+        // An interrupted step left no `.done`: the next run prepares anew.
+        std::fs::remove_file(made.with_extension("done")).unwrap();
+        let after_crash = kept_preparation(&script, Some(kept.clone()));
+        assert_eq!(after_crash.prepared(&openapi, &one).await.unwrap(), made);
+        assert_eq!(runs(), 2);
+        // Another step is another folder; a refusal leaves none behind.
+        let other = kept_preparation(&format!("{script}; true"), Some(kept.clone()));
+        assert_ne!(other.prepared(&openapi, &one).await.unwrap(), made);
+        std::fs::write(&openapi, "refuse").unwrap();
+        let refused = [(Path::new("document.yaml"), "refuse")];
+        let before = std::fs::read_dir(&kept).unwrap().count();
+        assert!(first.prepared(&openapi, &refused).await.is_err());
+        assert_eq!(std::fs::read_dir(&kept).unwrap().count(), before);
     }
 
     #[tokio::test]
