@@ -143,7 +143,12 @@ impl Preparation {
     /// with what else makes the folder (this harness, the step).
     fn kept_key(&self, document: u64) -> u64 {
         let mut hasher = DefaultHasher::new();
-        (env!("CARGO_PKG_VERSION"), self.template.to_string(), document).hash(&mut hasher);
+        (
+            env!("CARGO_PKG_VERSION"),
+            self.template.to_string(),
+            document,
+        )
+            .hash(&mut hasher);
         hasher.finish()
     }
 
@@ -259,7 +264,12 @@ mod tests {
             "echo run >> {}; grep -q refuse \"$1\" && exit 3; cp \"$1\" \"$2\"/doc",
             log.display()
         );
-        let runs = || std::fs::read_to_string(&log).unwrap_or_default().lines().count();
+        let runs = || {
+            std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .lines()
+                .count()
+        };
         // Two runs of the harness: two preparations with the same folder.
         let first = kept_preparation(&script, Some(kept.clone()));
         let made = first.prepared(&openapi, &one).await.unwrap();
