@@ -777,7 +777,7 @@ fn a_gateway_that_names_tools_its_own_way_fails_only_the_naming_rules() {
     assert!(broken.len() >= 3, "{broken:?}\n{}", run.stdout);
 }
 
-/// The README's CI recipe: two shards with a baseline, then `merge` with it.
+/// The CI recipe of docs/ci.md: two shards with a baseline, then `merge` with it.
 /// A shard calls an entry stale only when it ran every scenario the entry
 /// covers (issue 18: following a shard's advice broke the other shard);
 /// `merge` judges the rest, and refuses a shard missing or another gateway.

@@ -1,7 +1,8 @@
 //! The documentation site as a writer publishes it: built by the code behind
 //! `hosted-mcp-site`, every link and anchor landing, every scenario link of
-//! the docs pointing at its line of a feature page, and the errors page
-//! rendered in a real browser with an entry, and what to do, for every code.
+//! the docs pointing at its line of a feature page, the errors page
+//! rendered in a real browser with an entry, and what to do, for every code,
+//! and each guide rendered with its sections and in the sidebar.
 //!
 //! Needs Chromium at `/usr/bin/chromium` (or the path in `CHROMIUM`); it
 //! fails, not skips, without it. `.ci/run` installs it.
@@ -165,6 +166,126 @@ fn the_errors_page_renders_with_an_entry_for_every_code() {
         feature.contains("<span id=\"L1\">") && feature.contains("href=\"../rules.html#TC-ANS-"),
         "the rendered feature page lost its line anchors or rule links"
     );
+}
+
+/// The guides the README sends readers to, each with a command the page
+/// exists to give, as a reader copies it from the rendered page.
+const GUIDES: [(&str, &str); 4] = [
+    (
+        "checking",
+        "hosted-mcp-conformance --gateway '…' --scenario features/answer.feature:58",
+    ),
+    (
+        "ci",
+        "hosted-mcp-conformance merge report.json --expected-failures new.txt",
+    ),
+    (
+        "gateway",
+        "hosted-mcp-gateway serve --openapi petstore.yaml",
+    ),
+    (
+        "developing",
+        "cargo clippy --workspace --all-targets -- -D warnings",
+    ),
+];
+
+#[test]
+fn each_guide_renders_with_its_sections_and_is_in_the_sidebar() {
+    let front = read(&site().join("index.html"));
+    let front = &front[front.find("<main>").expect("the front page has a <main>")..];
+    for (stem, _) in GUIDES {
+        assert!(
+            front.contains(&format!("href=\"{stem}.html\"")),
+            "the front page does not lead to {stem}.html"
+        );
+    }
+    for (stem, command) in GUIDES {
+        let page = site().join(format!("{stem}.html"));
+        let dom = rendered(&page);
+        // The sidebar is written by mdBook's script, and marks the page shown.
+        assert!(
+            !read(&page).contains("class=\"chapter\"") && dom.contains("class=\"chapter\""),
+            "{stem}: the sidebar was not rendered by the page's script"
+        );
+        assert!(
+            dom.contains(&format!("<a href=\"{stem}.html\" class=\"active\"")),
+            "{stem}: the sidebar does not mark the page as the one shown"
+        );
+        for (other, _) in GUIDES {
+            assert!(
+                dom.contains(&format!("<a href=\"{other}.html\"")),
+                "{stem}: the sidebar lacks {other}.html"
+            );
+        }
+        let shown = headings(&dom);
+        let written = markdown_headings(&read(&kit().join(format!("docs/{stem}.md"))));
+        assert!(written.len() > 4, "docs/{stem}.md has only {written:?}");
+        for heading in written {
+            assert!(
+                shown.contains(&heading),
+                "{stem}: the heading {heading:?} is not rendered; the page shows {shown:?}"
+            );
+        }
+        // Code is highlighted by a script that splits it into spans, so the
+        // command is looked for in the text a reader sees.
+        assert!(
+            text(&dom).contains(command),
+            "{stem}: the rendered page lacks `{command}`"
+        );
+    }
+}
+
+/// The `##` to `####` headings of a Markdown page, outside code blocks,
+/// without their backticks.
+fn markdown_headings(markdown: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut headings = Vec::new();
+    for line in markdown.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            if let Some((hashes, title)) = line.split_once(' ') {
+                if (2..=4).contains(&hashes.len()) && hashes.chars().all(|c| c == '#') {
+                    headings.push(title.replace('`', ""));
+                }
+            }
+        }
+    }
+    headings
+}
+
+/// The text of every `h2` to `h4` element of a rendered page.
+fn headings(dom: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for level in ["h2", "h3", "h4"] {
+        let open = format!("<{level} id=");
+        let close = format!("</{level}>");
+        for (at, _) in dom.match_indices(&open) {
+            let rest = &dom[at..];
+            let end = rest.find(&close).unwrap_or(rest.len());
+            found.push(text(&rest[..end]));
+        }
+    }
+    found
+}
+
+/// What a reader sees of some HTML: its tags left out and the characters
+/// Chromium escapes in text turned back.
+fn text(html: &str) -> String {
+    let mut text = String::with_capacity(html.len());
+    let mut in_tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&nbsp;", "\u{a0}")
+        .replace("&amp;", "&")
 }
 
 /// The DOM of `page` once Chromium ran its scripts.
