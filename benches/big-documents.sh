@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a big document costs the gateway, for the README's operator table:
+# What a big document costs the gateway, for the table of docs/gateway.md:
 # start-up until it serves, resident memory once serving and after a
 # tools/list, and the tools/list answer's size and time (the median of 5,
 # over HTTP in the initialize era, read with curl).
