@@ -10,7 +10,10 @@
 //! TC-LOAD-004, TC-LOAD-005, TC-LOAD-006, TC-LOAD-007, TC-LOAD-008; and the
 //! document order of TC-PROTO-006.
 
+mod error;
+mod fields;
 mod files;
+mod model;
 mod operations;
 mod place;
 mod pointer;
@@ -19,14 +22,17 @@ mod security;
 mod swagger2;
 mod text;
 
-use std::fmt;
 use std::path::Path;
 
 use serde_json::Value;
 
 use resolver::Resolver;
 
-pub use files::{schema_name, Hole, Unresolvable};
+pub use error::{Hole, LoadError, RefProblem, TextPosition, Unresolvable};
+pub use files::schema_name;
+pub use model::{
+    MediaType, Method, Operation, Parameter, ParameterLocation, RequestBody, SecurityScheme,
+};
 pub use place::DocPath;
 pub use pointer::local_pointer;
 
@@ -79,240 +85,6 @@ pub enum Dialect {
     OpenApi30,
     /// OpenAPI 3.1.x.
     OpenApi31,
-}
-
-/// The HTTP methods an OpenAPI path item can hold.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Method {
-    Get,
-    Put,
-    Post,
-    Delete,
-    Options,
-    Head,
-    Patch,
-    Trace,
-}
-
-impl Method {
-    /// TC-PROTO-006: the order in which the methods of one path become tools.
-    pub const ALL: [Method; 8] = [
-        Method::Get,
-        Method::Put,
-        Method::Post,
-        Method::Delete,
-        Method::Options,
-        Method::Head,
-        Method::Patch,
-        Method::Trace,
-    ];
-
-    /// The method as a path item key: lower case.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Get => "get",
-            Method::Put => "put",
-            Method::Post => "post",
-            Method::Delete => "delete",
-            Method::Options => "options",
-            Method::Head => "head",
-            Method::Patch => "patch",
-            Method::Trace => "trace",
-        }
-    }
-
-    /// The method as sent on the wire: upper case.
-    pub fn as_upper(self) -> &'static str {
-        match self {
-            Method::Get => "GET",
-            Method::Put => "PUT",
-            Method::Post => "POST",
-            Method::Delete => "DELETE",
-            Method::Options => "OPTIONS",
-            Method::Head => "HEAD",
-            Method::Patch => "PATCH",
-            Method::Trace => "TRACE",
-        }
-    }
-}
-
-/// One operation with its path-level parameters already merged in.
-#[derive(Debug, Clone)]
-pub struct Operation {
-    pub method: Method,
-    /// The path as written, e.g. `/pets/{petId}`.
-    pub path: String,
-    /// Where the operation sits in the document, for messages.
-    pub at: DocPath,
-    pub operation_id: Option<String>,
-    /// The `x-agentify` extension, as written.
-    pub x_agentify: Option<Value>,
-    /// The `x-mcp` extension, as written.
-    pub x_mcp: Option<Value>,
-    pub summary: Option<String>,
-    pub description: Option<String>,
-    pub deprecated: bool,
-    /// The operation's `tags`, for an operator's selection of tools.
-    pub tags: Vec<String>,
-    /// Path-level parameters first, each replaced in place by an operation parameter
-    /// with the same `name` and `in`; then the operation's other parameters.
-    pub parameters: Vec<Parameter>,
-    pub request_body: Option<RequestBody>,
-}
-
-/// One parameter, its `$ref` resolved.
-#[derive(Debug, Clone)]
-pub struct Parameter {
-    pub name: String,
-    pub location: ParameterLocation,
-    /// `required` as written; path parameters are made required later, by convert.
-    pub required: bool,
-    pub description: Option<String>,
-    /// The `schema`, or the schema of the first media type under `content`; `$ref`s left in place.
-    pub schema: Option<Value>,
-    pub style: Option<String>,
-    pub explode: Option<bool>,
-    /// Where the parameter is defined, for messages.
-    pub at: DocPath,
-}
-
-/// A parameter's `in`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ParameterLocation {
-    Path,
-    Query,
-    Header,
-    Cookie,
-}
-
-impl ParameterLocation {
-    /// The value of `in` as written in a document.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ParameterLocation::Path => "path",
-            ParameterLocation::Query => "query",
-            ParameterLocation::Header => "header",
-            ParameterLocation::Cookie => "cookie",
-        }
-    }
-
-    fn parse(text: &str) -> Option<Self> {
-        match text {
-            "path" => Some(ParameterLocation::Path),
-            "query" => Some(ParameterLocation::Query),
-            "header" => Some(ParameterLocation::Header),
-            "cookie" => Some(ParameterLocation::Cookie),
-            _ => None,
-        }
-    }
-}
-
-/// An operation's request body, its `$ref` resolved.
-#[derive(Debug, Clone)]
-pub struct RequestBody {
-    pub required: bool,
-    pub description: Option<String>,
-    /// Media types in the order written.
-    pub content: Vec<MediaType>,
-    /// Where the request body is defined, for messages.
-    pub at: DocPath,
-}
-
-/// One entry of a request body's `content`.
-#[derive(Debug, Clone)]
-pub struct MediaType {
-    /// The media type as written, e.g. `application/json`.
-    pub name: String,
-    /// Its schema, `$ref`s left in place.
-    pub schema: Option<Value>,
-}
-
-/// A security scheme, reduced to where it would put a credential.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SecurityScheme {
-    /// `type: apiKey`: a named header, query parameter or cookie.
-    ApiKey {
-        name: String,
-        location: String,
-    },
-    /// `type: http` with its `scheme` (`bearer`, `basic`, ...) as written.
-    Http {
-        scheme: String,
-    },
-    OAuth2,
-    OpenIdConnect,
-    /// `mutualTLS` or a type this model does not know.
-    Other {
-        kind: String,
-    },
-}
-
-/// Why a document cannot be used. Every variant says where.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("{origin}: cannot read the document: {source}")]
-    Read {
-        origin: String,
-        #[source]
-        source: std::io::Error,
-    },
-    /// TC-LOAD-004: a document named by a URL is not fetched either.
-    #[error("{origin}: a URL: the gateway reads the document from a file and never fetches one; download it and give its path")]
-    Url { origin: String },
-    #[error("{origin}{position}: not valid {format}: {message}")]
-    Syntax {
-        origin: String,
-        format: &'static str,
-        position: TextPosition,
-        message: String,
-    },
-    #[error(
-        "{origin}: not an OpenAPI document: the top level has neither `openapi` nor `swagger`"
-    )]
-    NotOpenApi { origin: String },
-    #[error(
-        "{origin}: version {found} is not supported (OpenAPI 3.0.x, 3.1.x and Swagger 2.0 are)"
-    )]
-    UnsupportedVersion { origin: String, found: String },
-    #[error("{origin}: {at}: {problem}")]
-    Invalid {
-        origin: String,
-        at: DocPath,
-        problem: String,
-    },
-    #[error("{origin}: {at}: $ref `{reference}` {problem}")]
-    BrokenRef {
-        origin: String,
-        at: DocPath,
-        reference: String,
-        problem: RefProblem,
-    },
-    /// A reference to another file, a URL or a name that could not be
-    /// resolved: the error names the file and line holding it.
-    #[error("{0}")]
-    Unresolved(Box<Hole>),
-}
-
-/// A line and column (both from 1) in the document's text, when the parser knows them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TextPosition(pub Option<(usize, usize)>);
-
-impl fmt::Display for TextPosition {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some((line, column)) => write!(f, ":{line}:{column}"),
-            None => Ok(()),
-        }
-    }
-}
-
-/// What is wrong with a local `$ref`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub enum RefProblem {
-    #[error("points to nothing in this document")]
-    Missing,
-    #[error("leads back to itself")]
-    Cycle,
 }
 
 /// TC-LOAD-001, TC-LOAD-002, TC-LOAD-007: read a document from a file.
@@ -427,26 +199,6 @@ fn version_text(value: &Value) -> String {
         Value::String(text) => text.trim().to_string(),
         other => other.to_string(),
     }
-}
-
-/// The string at `key` of an object, if it is one.
-fn string_field(object: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
-    object.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
-/// A list of strings as written (tags, media types); anything else in it is
-/// passed over.
-fn string_list(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

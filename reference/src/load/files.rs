@@ -26,19 +26,16 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt;
 use std::io::ErrorKind;
 use std::path::{Component, Path, PathBuf};
 
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 
-use super::pointer::{escape_token, local_pointer, lookup, unescape_token};
-use super::{text, LoadError, TextPosition};
-
-/// The top-level member that holds the other files of a split document, each
-/// under its path from the root document's folder (`schemas/Pet.yaml`).
-pub const FILES: &str = "x-hosted-mcp-files";
+use super::error::{Hole, LoadError, TextPosition, Unresolvable};
+use super::place::{in_other_file, FILES};
+use super::pointer::{escape_token, local_pointer, lookup};
+use super::text;
 
 /// The member that references which cannot be resolved point into:
 /// `/x-hosted-mcp-unresolved/<n>` names the n-th [`Hole`]. Nothing is there.
@@ -75,65 +72,6 @@ impl Holes {
     fn add(&mut self, hole: Hole) -> String {
         self.0.push(hole);
         format!("#/{HOLES}/{}", self.0.len() - 1)
-    }
-}
-
-/// A reference that cannot be resolved, and where it is written.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hole {
-    /// The file that holds the reference, as messages name it.
-    pub file: String,
-    /// The reference's line and column there, when the text shows them
-    /// unambiguously.
-    pub position: TextPosition,
-    /// The JSON Pointer, within that file, of the object holding the `$ref`.
-    pub pointer: String,
-    /// The reference as written.
-    pub reference: String,
-    /// Why it cannot be resolved.
-    pub problem: Unresolvable,
-}
-
-/// Why a reference cannot be resolved (TC-LOAD-006, TC-LOAD-008). Files
-/// are named as messages name them, from the root document's folder.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Unresolvable {
-    #[error("its fragment is not valid percent-encoded UTF-8")]
-    FragmentEncoding,
-    #[error("its path is not valid percent-encoded UTF-8")]
-    PathEncoding,
-    #[error("it is a URL, and URLs are never fetched")]
-    Url,
-    #[error(
-        "it names another file, and a document not read from a file has no folder to find it in"
-    )]
-    NoFolder,
-    #[error("it leads outside the document's folder {folder}, and such files are not read")]
-    OutsideTree { folder: String },
-    #[error("{file} does not exist")]
-    Missing { file: String },
-    #[error("{file} is not a file")]
-    NotAFile { file: String },
-    /// The reason is the system's message, kept as text so a hole can be
-    /// cloned and compared.
-    #[error("{file} cannot be read: {reason}")]
-    Unreadable { file: String, reason: String },
-    /// The file's own parse error, which names the file and the place.
-    #[error("{0}")]
-    Unparsable(String),
-    #[error("{file} has no schema with `$anchor: {anchor}`")]
-    NoAnchor { file: String, anchor: String },
-    #[error("{file} has nothing at #{pointer}")]
-    NothingAt { file: String, pointer: String },
-}
-
-impl fmt::Display for Hole {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}{}: #{}: $ref `{}` cannot be resolved: {}",
-            self.file, self.position, self.pointer, self.reference, self.problem
-        )
     }
 }
 
@@ -582,21 +520,6 @@ fn shown_folder(folder: &Path) -> String {
         true => ".".to_string(),
         false => folder.display().to_string(),
     }
-}
-
-/// The place in another file of a split document that `pointer` names: the
-/// file's path from the root's folder, and the pointer within it. `None` for
-/// a pointer into the root document.
-pub fn in_other_file(pointer: &str) -> Option<(String, &str)> {
-    let rest = pointer
-        .strip_prefix('/')?
-        .strip_prefix(FILES)?
-        .strip_prefix('/')?;
-    let (token, within) = match rest.find('/') {
-        Some(cut) => rest.split_at(cut),
-        None => (rest, ""),
-    };
-    Some((unescape_token(token), within))
 }
 
 /// How the schema at `pointer` is named for people, as a pointer (`/Pet`):

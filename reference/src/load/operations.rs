@@ -2,12 +2,11 @@
 
 use serde_json::{Map, Value};
 
+use super::error::LoadError;
+use super::fields::{string_field, string_list};
+use super::model::{MediaType, Method, Operation, Parameter, ParameterLocation, RequestBody};
 use super::place::DocPath;
 use super::resolver::Resolver;
-use super::{
-    string_field, string_list, LoadError, MediaType, Method, Operation, Parameter,
-    ParameterLocation, RequestBody,
-};
 
 /// Reads operations out of a 3.x-shaped document, collecting what it skips.
 pub struct Reader<'a> {

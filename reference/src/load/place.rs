@@ -1,9 +1,13 @@
-//! Places in a document as messages show them: `paths./pets.get`.
+//! Places in a document as messages show them: `paths./pets.get`; and
+//! where the other files of a split document sit in the one value read.
 
 use std::fmt;
 
-use super::files::in_other_file;
 use super::pointer::unescape_token;
+
+/// The top-level member that holds the other files of a split document, each
+/// under its path from the root document's folder (`schemas/Pet.yaml`).
+pub const FILES: &str = "x-hosted-mcp-files";
 
 /// A place in the document, shown as `paths./pets.get.parameters[0]`: object keys
 /// joined by dots, list positions in brackets. Keys are shown as written, which
@@ -60,6 +64,21 @@ impl fmt::Display for DocPath {
             None => f.write_str(&self.0),
         }
     }
+}
+
+/// The place in another file of a split document that `pointer` names: the
+/// file's path from the root's folder, and the pointer within it. `None` for
+/// a pointer into the root document.
+pub fn in_other_file(pointer: &str) -> Option<(String, &str)> {
+    let rest = pointer
+        .strip_prefix('/')?
+        .strip_prefix(FILES)?
+        .strip_prefix('/')?;
+    let (token, within) = match rest.find('/') {
+        Some(cut) => rest.split_at(cut),
+        None => (rest, ""),
+    };
+    Some((unescape_token(token), within))
 }
 
 #[cfg(test)]

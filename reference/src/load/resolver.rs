@@ -5,10 +5,10 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::error::{LoadError, RefProblem};
 use super::files::Holes;
 use super::place::DocPath;
 use super::pointer::{local_pointer, lookup};
-use super::{LoadError, RefProblem};
 
 /// What following a reference needs, for the readers of operations,
 /// security and Swagger 2.0 paths.

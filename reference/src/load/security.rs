@@ -5,9 +5,11 @@
 
 use serde_json::Value;
 
+use super::error::LoadError;
+use super::fields::string_field;
+use super::model::SecurityScheme;
 use super::place::DocPath;
 use super::resolver::Resolver;
-use super::{string_field, LoadError, SecurityScheme};
 
 /// What the document says about credentials.
 pub struct Security {

@@ -9,10 +9,12 @@
 
 use serde_json::{json, Map, Value};
 
+use super::error::LoadError;
+use super::fields::string_list;
 use super::files::Holes;
+use super::model::Method;
 use super::place::DocPath;
 use super::resolver::Resolver;
-use super::{string_list, LoadError, Method};
 
 /// Swagger 2.0 keywords that describe a non-body parameter's value, and mean the
 /// same in a 3.0 schema.

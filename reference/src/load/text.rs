@@ -8,7 +8,7 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-use super::{LoadError, TextPosition};
+use super::error::{LoadError, TextPosition};
 
 /// Parse a document, JSON or YAML (TC-LOAD-001, TC-LOAD-002). Text that starts
 /// with `{` is read as JSON (exact positions in errors, and faster); everything
