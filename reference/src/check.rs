@@ -23,17 +23,13 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use compile::{Additional, Node, NodeId, Target};
+use compile::{Additional, Node, NodeId, Target, MAX_REFERENCE_HOPS};
 pub use format::Format;
 pub use violation::{JsonType, Problem, TypeSet, Violation};
 
 /// Values nested deeper than this are left to the API (TC-CHECK-011): the
 /// arguments object is depth 0 and each property or item adds one.
 pub const MAX_CHECKED_DEPTH: usize = 8;
-
-/// How many `$ref`s may be followed in a row without descending into a value;
-/// only a schema whose references loop onto themselves ever reaches it.
-const MAX_REFERENCE_HOPS: u8 = 32;
 
 /// One tool's input schema, compiled for repeated checking.
 #[derive(Debug, Clone)]

@@ -14,6 +14,7 @@ mod destination;
 mod encode;
 mod path;
 mod query;
+mod refusal;
 mod style;
 
 use std::fmt;
@@ -23,10 +24,10 @@ use reqwest::{Method, Url};
 use serde_json::{Map, Value};
 
 use crate::convert::{self, Location, ParameterPlan, Tool};
-use crate::errors::{AgentMessage, PathValueProblem};
 
 pub use destination::{CredentialSlot, Destination, DestinationError};
 pub use encode::encode_component;
+pub use refusal::Refusal;
 
 /// The gateway's `Accept`: JSON preferred, anything else welcome (TC-REQ-010).
 pub const GATEWAY_ACCEPT: &str = "application/json, */*;q=0.8";
@@ -72,36 +73,6 @@ impl fmt::Debug for OutboundRequest {
             .field("headers", &self.headers)
             .field("body_bytes", &self.body.as_ref().map(Vec::len))
             .finish()
-    }
-}
-
-/// Why a call was refused before anything was sent.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
-    /// TC-REQ-003, TC-REQ-020: a path value that cannot be one segment
-    /// (`.`, `..`, empty or missing).
-    PathValue {
-        argument: String,
-        reason: PathValueProblem,
-    },
-    /// TC-REQ-004: the path would climb out of the base URL's path.
-    PathEscapesBase { base_path: String },
-    /// TC-REQ-007: a header value that could split the request.
-    HeaderValue { argument: String },
-    /// TC-REQ-018: the document describes something HTTP cannot carry.
-    NotBuildable { reason: String },
-}
-
-impl From<Refusal> for AgentMessage {
-    fn from(refusal: Refusal) -> AgentMessage {
-        match refusal {
-            Refusal::PathValue { argument, reason } => {
-                AgentMessage::PathValueRefused { argument, reason }
-            }
-            Refusal::PathEscapesBase { base_path } => AgentMessage::PathEscapesBase { base_path },
-            Refusal::HeaderValue { argument } => AgentMessage::HeaderValueRefused { argument },
-            Refusal::NotBuildable { reason } => AgentMessage::RequestNotBuilt { reason },
-        }
     }
 }
 

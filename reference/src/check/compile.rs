@@ -8,7 +8,10 @@ use super::format::Format;
 use super::pattern::NamePattern;
 use super::set::{Enumeration, Names};
 use super::violation::TypeSet;
-use super::MAX_REFERENCE_HOPS;
+
+/// How many `$ref`s may be followed in a row without descending into a value;
+/// only a schema whose references loop onto themselves ever reaches it.
+pub(super) const MAX_REFERENCE_HOPS: u8 = 32;
 
 /// Index of a node in the validator's arena.
 pub(super) type NodeId = usize;

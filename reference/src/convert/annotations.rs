@@ -1,6 +1,6 @@
 //! What a client is told about a tool besides its arguments: description, title, hints.
 
-use super::Hints;
+use super::catalogue::Hints;
 use crate::load::{Method, Operation};
 
 /// Longest summary, in characters, that still serves as a title.

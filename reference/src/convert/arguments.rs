@@ -5,9 +5,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
+use super::catalogue::{BodyPlan, Location, ParameterPlan};
 use super::headers::is_denied_header;
 use super::schema::SchemaTranslator;
-use super::{BodyPlan, Location, ParameterPlan};
 use crate::load::{LoadError, MediaType, Operation, Parameter, ParameterLocation};
 
 /// The argument that carries the request body.

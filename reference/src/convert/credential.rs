@@ -1,7 +1,7 @@
 //! Where the credential goes when the configuration does not say: the document's
 //! own security schemes (TC-REQ-017).
 
-use super::CredentialPlacement;
+use super::catalogue::CredentialPlacement;
 use crate::load::{Document, SecurityScheme};
 
 /// TC-REQ-017: the first scheme named by the top-level `security` requirements that

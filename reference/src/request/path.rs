@@ -4,8 +4,10 @@
 
 use serde_json::{Map, Value};
 
+use super::destination::Destination;
 use super::encode::{encode_component, encode_path_literal};
-use super::{style, Destination, Refusal};
+use super::refusal::Refusal;
+use super::style;
 use crate::convert::{Location, ParameterPlan};
 use crate::errors::PathValueProblem;
 

@@ -3,6 +3,7 @@ use serde_json::{json, Map, Value};
 
 use super::*;
 use crate::convert::{BodyPlan, CallPlan, CredentialPlacement, Hints, Location, ParameterPlan};
+use crate::errors::PathValueProblem;
 
 const BASE: &str = "https://api.example.com/v1";
 const SECRET: &str = "s3cr3t/+=&token";
