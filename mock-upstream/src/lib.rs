@@ -71,63 +71,24 @@
 //! lock in its `Drop`, which can spin forever inside a Tokio task that has
 //! used up its cooperative budget, so it is dropped on a thread of its own.
 
+mod behaviour;
 mod record;
 mod server;
+mod shared;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::ops::Deref;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use wiremock::MockServer;
 
+pub use behaviour::Behaviour;
 pub use record::RecordedRequest;
+pub use shared::WIRE_LIMIT;
 
-/// How many bytes of each connection [`Upstream::wire_bytes`] keeps.
-pub const WIRE_LIMIT: usize = 4 * 1024 * 1024;
-
-/// What the upstream does with a request whose raw path has been given a
-/// behaviour with [`Upstream::set_behaviour`], instead of forwarding it to the
-/// stubs. Every such request is still recorded, body included, first.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Behaviour {
-    /// Read the whole request, then close the connection without answering
-    /// (with `SO_LINGER` 0, so the peer sees a reset).
-    Reset,
-    /// Read the whole request and never answer.
-    Stall,
-    /// Read the whole request, answer with bytes that are not HTTP at all
-    /// (an SSH banner, as when a base URL points at the wrong service), then
-    /// close the connection.
-    NotHttp,
-    /// Wait this long, then answer from the stubs as usual.
-    DelayHeaders(Duration),
-    /// Send the status and headers at once, then `chunk` every `interval`,
-    /// until the client goes away.
-    Trickle {
-        status: u16,
-        content_type: String,
-        chunk: Vec<u8>,
-        interval: Duration,
-    },
-    /// A `200` whose body repeats `chunk` as fast as the client reads, until
-    /// the client goes away.
-    Endless {
-        content_type: String,
-        chunk: Vec<u8>,
-    },
-    /// A body sent as exactly these chunks, each flushed to the wire with a
-    /// `pause` before the next, so that a value can be split across two reads.
-    Chunked {
-        status: u16,
-        content_type: String,
-        chunks: Vec<Vec<u8>>,
-        pause: Duration,
-    },
-}
+use shared::Shared;
 
 /// A loopback upstream for one scenario. See the [crate docs](crate).
 pub struct Upstream {
@@ -140,49 +101,6 @@ pub struct Upstream {
     /// Once connections are refused: a socket bound to the port but not
     /// listening, so that no other process takes the port and accepts.
     reserved: Mutex<Option<tokio::net::TcpSocket>>,
-}
-
-/// State shared between the [`Upstream`] handle and its connections.
-#[derive(Default)]
-struct Shared {
-    requests: Mutex<Vec<RecordedRequest>>,
-    behaviours: Mutex<HashMap<String, Behaviour>>,
-    connections: Mutex<Vec<Connection>>,
-}
-
-/// The bytes one connection sent, and whether it was opened before the
-/// last [`Upstream::reset`] (a client's kept-alive connection).
-struct Connection {
-    received: Arc<Mutex<Vec<u8>>>,
-    before_reset: bool,
-}
-
-impl Shared {
-    fn requests(&self) -> MutexGuard<'_, Vec<RecordedRequest>> {
-        self.requests.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn behaviours(&self) -> MutexGuard<'_, HashMap<String, Behaviour>> {
-        self.behaviours
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// A buffer for the bytes of a newly accepted connection.
-    fn new_connection(&self) -> Arc<Mutex<Vec<u8>>> {
-        let received = Arc::default();
-        self.connections().push(Connection {
-            received: Arc::clone(&received),
-            before_reset: false,
-        });
-        received
-    }
-
-    fn connections(&self) -> MutexGuard<'_, Vec<Connection>> {
-        self.connections
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
 }
 
 impl Upstream {

@@ -21,7 +21,9 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 
-use crate::{Behaviour, RecordedRequest, Shared, WIRE_LIMIT};
+use crate::behaviour::Behaviour;
+use crate::record::RecordedRequest;
+use crate::shared::{Shared, WIRE_LIMIT};
 
 type Body = UnsyncBoxBody<Bytes, io::Error>;
 
