@@ -114,76 +114,24 @@ macro_rules! ensure {
 }
 
 mod mask;
+mod place;
 mod request;
+mod violation;
 mod writings;
-
-use std::fmt;
 
 pub use mask::{
     assert_masked, assert_nothing_partial, assert_read_budget, check_masked, check_nothing_partial,
-    check_read_budget, kept_pieces,
+    check_read_budget, find, kept_pieces, MASK,
 };
+pub use place::{basic_pair, Place};
 pub use request::{
     assert_request_safe, check_request, slot, spec_denied, Call, Request, Slot, DENIED_HEADERS,
     DENIED_HEADER_PREFIXES, OPERATION_HEADER,
 };
+pub use violation::Violation;
 pub use writings::{
     secrets, write, write_char, writings, Char, Rule, Secret, Writing, CHAR_WAYS, WAYS,
 };
-
-/// What the agent sees where the credential was (TC-MASK-001).
-pub const MASK: &str = "[credential]";
-
-/// Where the configuration puts the credential. With no place configured, a
-/// credential goes as a bearer token (TC-REQ-017).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
-    /// TC-REQ-013: `Authorization: Bearer <credential>`.
-    Bearer,
-    /// TC-REQ-014: `Authorization: Basic <base64 of user:password>`; see
-    /// [`basic_pair`].
-    Basic,
-    /// TC-REQ-012: a header of this name holds the credential as it is.
-    Header(String),
-    /// TC-REQ-015: a query parameter of this name holds the credential.
-    Query(String),
-}
-
-/// A broken invariant: the rule, what was wrong, and the evidence.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation(pub String);
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Violation {}
-
-/// Panics with the violation's message, pointing at the caller.
-#[track_caller]
-fn holds(result: Result<(), Violation>) {
-    if let Err(violation) = result {
-        panic!("{violation}");
-    }
-}
-
-/// The `user:password` a basic credential stands for (TC-REQ-014, ruling of
-/// 2026-12-02): the credential itself when it holds a `:`, else the
-/// credential as the user name with an empty password.
-pub fn basic_pair(credential: &str) -> String {
-    if credential.contains(':') {
-        credential.to_owned()
-    } else {
-        format!("{credential}:")
-    }
-}
-
-/// Where `needle` first occurs in `haystack`; an empty needle is at 0.
-pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(haystack, needle)
-}
 
 /// Where an answer is cut on a character boundary (TC-ANS-004): the
 /// largest index at most `limit` that does not split a UTF-8 sequence,
@@ -209,20 +157,6 @@ pub fn char_boundary_at_or_before(bytes: &[u8], limit: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_basic_pair_without_a_colon_has_an_empty_password() {
-        assert_eq!(basic_pair("ada:lovelace"), "ada:lovelace");
-        assert_eq!(basic_pair("sk_live_42"), "sk_live_42:");
-    }
-
-    #[test]
-    fn find_finds_the_first_occurrence() {
-        assert_eq!(find(b"abcabc", b"ca"), Some(2));
-        assert_eq!(find(b"abc", b"x"), None);
-        assert_eq!(find(b"abc", b""), Some(0));
-        assert_eq!(find(b"", b"a"), None);
-    }
 
     #[test]
     fn the_cut_never_splits_a_character() {

@@ -3,7 +3,16 @@
 //! leaves no start of one at a cut (TC-MASK-004, TC-MASK-005), and reads far
 //! enough past a cut to see one whole.
 
-use crate::{find, holds, Violation, Writing, MASK};
+use crate::violation::{holds, Violation};
+use crate::writings::Writing;
+
+/// What the agent sees where the credential was (TC-MASK-001).
+pub const MASK: &str = "[credential]";
+
+/// Where `needle` first occurs in `haystack`; an empty needle is at 0.
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    memchr::memmem::find(haystack, needle)
+}
 
 /// The pieces of `masked` between masks: the text the masker kept.
 pub fn kept_pieces(masked: &[u8]) -> Vec<&[u8]> {
@@ -99,6 +108,14 @@ pub fn assert_read_budget(budget: usize, limit: usize, writings: &[Writing]) {
 mod tests {
     use super::*;
     use crate::writings;
+
+    #[test]
+    fn find_finds_the_first_occurrence() {
+        assert_eq!(find(b"abcabc", b"ca"), Some(2));
+        assert_eq!(find(b"abc", b"x"), None);
+        assert_eq!(find(b"abc", b""), Some(0));
+        assert_eq!(find(b"", b"a"), None);
+    }
 
     #[test]
     fn the_text_between_masks_is_kept() {

@@ -9,7 +9,8 @@ use base64::Engine as _;
 use percent_encoding::percent_decode_str;
 use url::{form_urlencoded, Url};
 
-use crate::{basic_pair, holds, Place, Violation};
+use crate::place::{basic_pair, Place};
+use crate::violation::{holds, Violation};
 
 /// The header names no argument may set (TC-REQ-008), lower-case.
 pub const DENIED_HEADERS: &[&str] = &[

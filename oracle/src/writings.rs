@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use base64::Engine as _;
 use percent_encoding::percent_encode_byte;
 
-use crate::basic_pair;
+use crate::place::basic_pair;
 
 /// Which secret a writing writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
