@@ -13,7 +13,7 @@ use std::sync::{
 
 use crate::{
     launch::{StartFailure, Transport},
-    report::NeverStarted,
+    report::summary::NeverStarted,
 };
 
 /// Launches that failed alike, none having come up, after which a gateway is

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Status, Summary};
+use super::summary::{Status, Summary};
 use crate::catalogue::{Catalogue, Level};
 
 /// Every required rule passed.

@@ -16,9 +16,8 @@
 use std::path::Path;
 
 use anyhow::{bail, Context as _};
-use serde::{Deserialize, Serialize};
 
-use super::{ScenarioReport, Status, Summary};
+use super::summary::{ExpectedEntry, ScenarioReport, Status, Summary};
 use crate::{
     catalogue::{Catalogue, Level},
     suite::Suite,
@@ -26,28 +25,6 @@ use crate::{
 
 /// The separator between an entry's key and its reason.
 const SEPARATOR: &str = " -- ";
-
-/// One accepted failure.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ExpectedEntry {
-    /// A rule ID or a scenario name.
-    pub key: String,
-    pub reason: String,
-    /// Where it is written, `file:line`.
-    pub place: String,
-}
-
-impl ExpectedEntry {
-    /// Whether this entry covers `scenario`.
-    pub fn matches(&self, scenario: &ScenarioReport) -> bool {
-        self.covers(&scenario.name, &scenario.rules)
-    }
-
-    /// Whether this entry covers the scenario `name` of `rules`.
-    pub fn covers(&self, name: &str, rules: &[String]) -> bool {
-        name == self.key || rules.contains(&self.key)
-    }
-}
 
 /// A parsed expected-failures file.
 #[derive(Debug, Clone, Default)]

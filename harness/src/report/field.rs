@@ -18,7 +18,7 @@ use std::{
 
 use anyhow::{bail, Context as _};
 
-use super::{RuleReport, ScenarioReport, Status, Summary};
+use super::summary::{RuleReport, ScenarioReport, Status, Summary};
 use crate::catalogue::{Catalogue, Level};
 
 /// The comment that names the rules revision a page was judged at.

@@ -24,7 +24,7 @@ use std::{
     str::FromStr,
 };
 
-use super::{worst, Failure, RuleReport, ScenarioReport, Status, Summary, Verdict};
+use super::summary::{worst, Failure, RuleReport, ScenarioReport, Status, Summary, Verdict};
 use crate::{
     catalogue::{Catalogue, Level},
     errors::{ErrorCatalogue, ErrorCode},

@@ -5,7 +5,7 @@
 use anyhow::{bail, Context as _};
 use serde_json::{json, Value};
 
-use super::Summary;
+use super::summary::Summary;
 
 /// Bumped when a reader of the report would need to change.
 pub const FORMAT: u32 = 1;

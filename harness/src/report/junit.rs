@@ -9,7 +9,7 @@
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::{ScenarioReport, Status, Summary};
+use super::summary::{ScenarioReport, Status, Summary};
 
 impl Summary {
     /// The run as a JUnit XML document.

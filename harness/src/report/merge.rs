@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::bail;
 
-use super::{Status, Summary};
+use super::summary::{Status, Summary};
 
 impl Summary {
     /// Joins the summaries of several shards (or of an HTTP and a stdio run)

@@ -20,7 +20,7 @@ use cucumber::{
     gherkin, parser, Event, Writer,
 };
 
-use super::{Failure, ScenarioReport, Status, Summary};
+use super::summary::{Failure, ScenarioReport, Status, Summary};
 use crate::{
     catalogue::{Catalogue, Level},
     health::Health,

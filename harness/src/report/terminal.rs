@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Failure, ScenarioReport, Status, Summary};
+use super::summary::{Failure, ScenarioReport, Status, Summary};
 use crate::catalogue::{Catalogue, Level};
 
 /// Lines of the gateway's stderr shown with a failure.
