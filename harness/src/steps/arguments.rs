@@ -143,12 +143,17 @@ async fn lacks_argument_unless_refused(
 /// A header or cookie parameter that must not be an argument, under its
 /// own name or with its place before it, wherever the gateway puts its
 /// arguments.
-#[then(regex = r#"^the tool "([^"]*)" has no argument for the (?:header|cookie) "([^"]*)"$"#)]
-async fn no_argument_for(world: &mut GatewayWorld, name: String, parameter: String) -> StepResult {
+#[then(regex = r#"^the tool "([^"]*)" has no argument for the (header|cookie) "([^"]*)"$"#)]
+async fn no_argument_for(
+    world: &mut GatewayWorld,
+    name: String,
+    place: String,
+    parameter: String,
+) -> StepResult {
     let names = with_placed(world, &name).await?;
     let offending = standing_for(&names, &parameter);
     if !offending.is_empty() {
-        fail!("tool {name:?} offers {offending:?}, an argument for {parameter:?}");
+        fail!("tool {name:?} offers {offending:?}, an argument for the {place} {parameter:?}");
     }
     Ok(())
 }
@@ -157,11 +162,12 @@ async fn no_argument_for(world: &mut GatewayWorld, name: String, parameter: Stri
 /// seen to be chosen: a gateway that offers no such arguments at all (the
 /// rule named's matter) leaves the scenario not judged.
 #[then(
-    regex = r#"^the tool "([^"]*)" has an argument for the (?:header|query parameter) "([^"]*)", which (TC-[A-Z]+-\d+) requires$"#
+    regex = r#"^the tool "([^"]*)" has an argument for the (header|query parameter) "([^"]*)", which (TC-[A-Z]+-\d+) requires$"#
 )]
 async fn argument_for(
     world: &mut GatewayWorld,
     name: String,
+    place: String,
     parameter: String,
     rule: String,
 ) -> StepResult {
@@ -170,7 +176,9 @@ async fn argument_for(
         return Err(world
             .not_judged(
                 &rule,
-                format!("tool {name:?} offers no argument for {parameter:?} (it offers {names:?})"),
+                format!(
+                    "tool {name:?} offers no argument for the {place} {parameter:?} (it offers {names:?})"
+                ),
             )
             .into());
     }
