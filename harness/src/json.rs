@@ -21,6 +21,16 @@ pub fn tool_names(tools: &[Value]) -> Vec<String> {
         .collect()
 }
 
+/// The name a JSON Pointer token stands for (`a~1b` is `a/b`).
+pub fn unescape_token(token: &str) -> String {
+    token.replace("~1", "/").replace("~0", "~")
+}
+
+/// The JSON Pointer token for `name` (`a/b` is `a~1b`).
+pub fn escape_token(name: &str) -> String {
+    name.replace('~', "~0").replace('/', "~1")
+}
+
 /// The value at a JSON Pointer. In a JSON Schema, a `$ref` met on the way is
 /// followed (within `root`) when the next token is not beside it, so checks
 /// hold whether a gateway inlines referenced schemas or keeps them in `$defs`.
@@ -33,7 +43,7 @@ pub fn follow<'a>(root: &'a Value, pointer: &str) -> anyhow::Result<Option<&'a V
     };
     let mut here = root;
     for token in tokens.split('/') {
-        let token = token.replace("~1", "/").replace("~0", "~");
+        let token = unescape_token(token);
         let mut hops = 0;
         loop {
             if let Some(next) = child(here, &token) {

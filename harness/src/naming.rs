@@ -39,6 +39,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::json::{escape_token, unescape_token};
 use serde_json::{Map, Value};
 
 /// Methods in the order the rules list them within a path.
@@ -491,11 +492,6 @@ impl std::fmt::Display for Moved {
     }
 }
 
-/// A JSON Pointer token for `name`.
-fn escape_token(name: &str) -> String {
-    name.replace('~', "~0").replace('/', "~1")
-}
-
 /// Whether the tool's argument `name` stands for the rules' argument
 /// `given`: the same once case and separators are set aside, or that with
 /// its place before it (`header_X-Tags` for `X-Tags`), or, for the body,
@@ -545,7 +541,7 @@ pub fn placed_pointer(pointer: &str, taken: &Map<String, Value>) -> Option<Strin
     let (first, tail) = rest
         .split_once('/')
         .map_or((rest, ""), |(a, _)| (a, &rest[a.len()..]));
-    let given = first.replace("~1", "/").replace("~0", "~");
+    let given = unescape_token(first);
     if taken.contains_key(&given) {
         return None;
     }
@@ -569,7 +565,7 @@ pub fn holding_argument(given: &str, taken: &Map<String, Value>) -> Option<Strin
     placed_pointer(&format!("/{}", escape_token(given)), taken)
         .map(|place| {
             let first = place[1..].split('/').next().unwrap_or_default();
-            first.replace("~1", "/").replace("~0", "~")
+            unescape_token(first)
         })
         .or_else(|| taken.contains_key(given).then(|| given.to_owned()))
 }

@@ -325,7 +325,7 @@ pub fn names_dotted(text: &str, pointer: &str) -> Option<String> {
     let tokens: Vec<String> = pointer
         .strip_prefix('/')?
         .split('/')
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(crate::json::unescape_token)
         .collect();
     if tokens.len() < 2 {
         return None;
@@ -395,7 +395,7 @@ pub fn arguments_with(
         .strip_prefix('/')
         .with_context(|| format!("{pointer:?} is not a JSON Pointer"))?
         .split('/')
-        .map(|t| t.replace("~1", "/").replace("~0", "~"));
+        .map(crate::json::unescape_token);
     let tokens: Vec<String> = tokens.collect();
     // The arguments object itself is an object: its first token is a name.
     let first = tokens.first().cloned().unwrap_or_default();

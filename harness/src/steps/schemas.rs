@@ -119,7 +119,7 @@ pub(super) fn moved_argument(
     let (first, tail) = rest
         .split_once('/')
         .map_or((rest, None), |(a, b)| (a, Some(b)));
-    let given = first.replace("~1", "/").replace("~0", "~");
+    let given = crate::json::unescape_token(first);
     let properties = schema.get("properties")?.as_object()?;
     let moved = crate::naming::argument_pointer(&given, properties)?;
     Some(match tail {
@@ -449,7 +449,7 @@ fn outside_schema_keywords(reference: &str) -> Option<String> {
     let pointer = crate::json::percent_decode(reference.strip_prefix('#')?).ok()?;
     let mut tokens = pointer.split('/').skip(1);
     while let Some(token) = tokens.next() {
-        let token = token.replace("~1", "/").replace("~0", "~");
+        let token = crate::json::unescape_token(token);
         if SCHEMA_MAPS.contains(&token.as_str()) || SCHEMA_LISTS.contains(&token.as_str()) {
             tokens.next();
         } else if !ONE_SCHEMA.contains(&token.as_str()) {
