@@ -177,6 +177,9 @@ fn main() -> std::process::ExitCode {
         return std::process::ExitCode::SUCCESS;
     }
     let options = Options::parse();
+    // Every client here (reqwest, rmcp's) needs the crypto provider the
+    // gateway installs for itself.
+    hosted_mcp_gateway::deliver::install_crypto_provider();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

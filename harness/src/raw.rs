@@ -61,7 +61,7 @@ pub struct RawHttp {
 impl RawHttp {
     pub fn new(url: String, client_auth: Option<ClientAuth>) -> Self {
         Self {
-            http: reqwest::Client::new(),
+            http: crate::wire::http_client(),
             url,
             client_auth,
             protocol: None,

@@ -260,6 +260,15 @@ impl WireLog {
     }
 }
 
+/// An HTTP client for a gateway's endpoint. reqwest is built without a TLS
+/// crypto provider (aws-lc, its default, takes a minute of a first build),
+/// so ring is installed as the process's, unless one was chosen already.
+pub fn http_client() -> reqwest::Client {
+    // An error means a provider is installed already, which is what we want.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
 /// An rmcp Streamable HTTP client that logs every exchange to a [`WireLog`].
 #[derive(Debug, Clone)]
 pub struct ObservedHttp {
@@ -270,7 +279,7 @@ pub struct ObservedHttp {
 impl ObservedHttp {
     pub fn new(log: WireLog) -> Self {
         Self {
-            http: reqwest::Client::new(),
+            http: http_client(),
             log,
         }
     }

@@ -70,6 +70,15 @@ pub enum ClientError {
     Build(reqwest::Error),
 }
 
+/// Makes ring the process's TLS crypto provider, unless the program already
+/// chose one. reqwest is built without a provider of its own (its default,
+/// aws-lc, takes a minute of a first build) and refuses to build a client
+/// until one is installed. Calling it again does nothing.
+pub fn install_crypto_provider() {
+    // An error means a provider is installed already, which is what we want.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// One HTTP client for the gateway's lifetime, so connections are pooled.
 #[derive(Debug, Clone)]
 pub struct Deliverer {
@@ -94,6 +103,7 @@ impl Deliverer {
         if trusted_ca_pem.is_some() && trusted.is_empty() {
             return Err(ClientError::NoCertificate);
         }
+        install_crypto_provider();
         let client = reqwest::Client::builder()
             .tls_certs_merge(trusted)
             // TC-SEND-003: a redirect is the answer, not an instruction.

@@ -14,7 +14,7 @@ use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::support::{call_2026, result_text, serve_http, start_listening, terminate};
+use crate::support::{call_2026, http_client, result_text, serve_http, start_listening, terminate};
 
 /// Answers `GET /pets/{id}` with the id it was asked for, after `delay`
 /// when the id says `slow`.
@@ -112,7 +112,7 @@ async fn a_thousand_calls_at_once_each_get_their_own_answer() {
     let gateway = start_gateway(&upstream, &[]);
     let port = gateway.port;
 
-    let client = reqwest::Client::builder()
+    let client = http_client()
         .pool_max_idle_per_host(0)
         .build()
         .expect("a client");
@@ -165,7 +165,7 @@ async fn memory_is_bounded_by_the_calls_in_flight() {
     let port = gateway.port;
     let before = peak_rss_mb(&gateway.child);
 
-    let client = reqwest::Client::new();
+    let client = http_client().build().expect("a client");
     let answers = join_all((0..CALLS).map(|call| {
         let client = client.clone();
         async move {
@@ -211,7 +211,7 @@ async fn a_call_that_finds_no_turn_within_the_deadline_is_told_so() {
         .await;
     let gateway = start_gateway(&upstream, &["--max-calls", "1"]);
     let port = gateway.port;
-    let client = reqwest::Client::new();
+    let client = http_client().build().expect("a client");
 
     let mut hanging = Vec::new();
     for id in ["first", "second"] {

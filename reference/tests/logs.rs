@@ -12,7 +12,9 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::support::{call_2026, result_text, serve_http, start_listening, terminate, Listening};
+use crate::support::{
+    call_2026, http_client, result_text, serve_http, start_listening, terminate, Listening,
+};
 
 /// Has characters that percent-encode in the query, so encoded forms are
 /// looked for too.
@@ -68,7 +70,7 @@ async fn log_of_calls(log_format: &str, rust_log: Option<&str>) -> String {
     });
     let port = gateway.port;
 
-    let client = reqwest::Client::new();
+    let client = http_client().build().expect("a client");
     let calls = [
         ("listPets", json!({"tags": [ARGUMENT_MARK]})),
         ("showPetById", json!({"petId": ARGUMENT_MARK})),
@@ -206,7 +208,9 @@ async fn a_refused_host_or_origin_names_the_option_that_accepts_it(
         command
     });
     let port = gateway.port;
-    let mut request = reqwest::Client::new()
+    let mut request = http_client()
+        .build()
+        .expect("a client")
         .post(format!("http://127.0.0.1:{port}/mcp"))
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")

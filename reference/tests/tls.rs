@@ -22,7 +22,9 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs
 use tokio_rustls::rustls::{self, ServerConfig};
 use tokio_rustls::TlsAcceptor;
 
-use crate::support::{call_2026, free_port, result_text, start_listening, terminate, GATEWAY};
+use crate::support::{
+    call_2026, free_port, http_client, result_text, start_listening, terminate, GATEWAY,
+};
 
 const CREDENTIAL: &str = "sk-tls-test-4f9a";
 
@@ -76,14 +78,13 @@ fn serve_https(
     certificates: &Certificates,
     h2: bool,
 ) -> Upstream {
-    let mut config = ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .expect("TLS versions")
-    .with_no_client_auth()
-    .with_single_cert(certificates.chain.clone(), certificates.key.clone_key())
-    .expect("a server config");
+    let mut config =
+        ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .expect("TLS versions")
+            .with_no_client_auth()
+            .with_single_cert(certificates.chain.clone(), certificates.key.clone_key())
+            .expect("a server config");
     config.alpn_protocols = if h2 {
         vec![b"h2".to_vec(), b"http/1.1".to_vec()]
     } else {
@@ -160,7 +161,12 @@ fn gateway(upstream: &Upstream, ca_pem: Option<&str>) -> (Child, u16) {
 }
 
 fn call_hello(runtime: &tokio::runtime::Runtime, port: u16) -> Value {
-    runtime.block_on(call_2026(&reqwest::Client::new(), port, "hello", json!({})))
+    runtime.block_on(call_2026(
+        &http_client().build().expect("a client"),
+        port,
+        "hello",
+        json!({}),
+    ))
 }
 
 #[rstest]

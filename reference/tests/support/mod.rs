@@ -116,6 +116,13 @@ pub fn start_listening(command: impl Fn(u16) -> Command) -> Listening {
     );
 }
 
+/// A builder of the tests' own HTTP clients, with the crypto provider the
+/// gateway installs for itself (reqwest refuses to build a client without).
+pub fn http_client() -> reqwest::ClientBuilder {
+    hosted_mcp_gateway::deliver::install_crypto_provider();
+    reqwest::Client::builder()
+}
+
 /// One 2026-07-28 `tools/call` over HTTP: a single POST, no session. The
 /// JSON-RPC message that answered it.
 pub async fn call_2026(
