@@ -74,18 +74,24 @@ pub struct Operation {
 }
 
 /// Each operation that becomes a tool, in list order. Empty when the
-/// document does not parse.
-pub fn operations(document: &str) -> Vec<Operation> {
+/// document does not parse. `beside` reads a file of the document's folder
+/// tree by its path from there (`paths/pets.yaml`): a path item or an
+/// operation given by reference to another file is read from it, as a
+/// split document's gateway reads it (TC-LOAD-008).
+pub fn operations(document: &str, beside: &dyn Fn(&str) -> Option<String>) -> Vec<Operation> {
     let Ok(root) = yaml_serde::from_str::<Value>(document) else {
         return Vec::new();
     };
     let mut operations: Vec<Operation> = Vec::new();
     let paths = root.get("paths").and_then(Value::as_object);
     for (path, item) in paths.into_iter().flatten() {
+        let (item, item_file) = referenced(item, "", beside);
         for method in METHODS {
             let Some(operation) = item.get(method) else {
                 continue;
             };
+            let (operation, _) = referenced(operation, &item_file, beside);
+            let operation = &operation;
             if operation.get("deprecated") == Some(&Value::Bool(true)) {
                 continue;
             }
@@ -102,13 +108,59 @@ pub fn operations(document: &str) -> Vec<Operation> {
                 method: method.to_owned(),
                 path: path.clone(),
                 named_by,
-                arguments: arguments(item, operation),
+                arguments: arguments(&item, operation),
                 aliases: aliases(operation, method, path),
                 without_parameters: spelled(method, path, |_| String::new()),
             });
         }
     }
     operations
+}
+
+/// The object `value` stands for, with the file it was read from (`from`
+/// when it is not a reference to another file): a `$ref` to a file, with
+/// or without a fragment, is read relative to `from`'s folder. A local
+/// reference, or one that cannot be read, leaves `value` as it is.
+fn referenced(
+    value: &Value,
+    from: &str,
+    beside: &dyn Fn(&str) -> Option<String>,
+) -> (Value, String) {
+    let unchanged = || (value.clone(), from.to_owned());
+    let Some(reference) = value.get("$ref").and_then(Value::as_str) else {
+        return unchanged();
+    };
+    let (file, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+    if file.is_empty() {
+        return unchanged();
+    }
+    let folder = from.rsplit_once('/').map_or("", |(folder, _)| folder);
+    let Some(path) = relative_path(folder, file) else {
+        return unchanged();
+    };
+    let target = beside(&path)
+        .and_then(|text| yaml_serde::from_str::<Value>(&text).ok())
+        .and_then(|root| root.pointer(fragment).cloned());
+    match target {
+        Some(target) => (target, path),
+        None => unchanged(),
+    }
+}
+
+/// `file` relative to `folder`, both from the document's folder, with `.`
+/// and `..` taken away; `None` when it climbs out of that folder.
+fn relative_path(folder: &str, file: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in folder.split('/').chain(file.split('/')) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
 }
 
 /// Parameter names of the path item and the operation (references left
@@ -676,6 +728,13 @@ pub(crate) fn fold(name: &str) -> String {
         .collect()
 }
 
+/// Whether `name` is `part` with whole words added before or after it
+/// (`api_fallbackA` holds `fallbackA`), or `part` itself, case and
+/// separators set aside.
+pub(crate) fn holds_name(name: &str, part: &str) -> bool {
+    word_runs(name).contains(&fold(part))
+}
+
 /// Each run of whole words of a name, folded: a name with a prefix or
 /// suffix holds the name it adds to as such a run (`Pets--getPet` holds
 /// `getpet`), where a name that merely begins alike does not (`get_shops`
@@ -877,13 +936,49 @@ paths:
     get: {}
 "#;
         let names = |document| -> Vec<String> {
-            operations(document).into_iter().map(|o| o.name).collect()
+            operations(document, &|_| None)
+                .into_iter()
+                .map(|o| o.name)
+                .collect()
         };
         assert_eq!(
             names(document),
             ["getPet", "drop", "add", "same", "same_2", "get___"]
         );
         assert!(names("{{{").is_empty());
+    }
+
+    #[test]
+    fn operations_given_by_reference_are_read_from_their_files() {
+        let document = r#"
+openapi: 3.0.3
+paths:
+  /pets:
+    $ref: "paths/pets.yaml"
+  /pets/{id}:
+    get: {$ref: "ops/get.yaml#/operation"}
+    put: {$ref: "../outside.yaml"}
+"#;
+        let files = |path: &str| -> Option<String> {
+            match path {
+                "paths/pets.yaml" => {
+                    Some("get: {$ref: 'list.yaml'}\npost: {operationId: addPet}".into())
+                }
+                "paths/list.yaml" => {
+                    Some("operationId: listPets\nparameters: [{name: limit, in: query}]".into())
+                }
+                "ops/get.yaml" => Some("operation: {operationId: getPet}".into()),
+                _ => None,
+            }
+        };
+        let found = operations(document, &files);
+        let names: Vec<&str> = found.iter().map(|o| o.name.as_str()).collect();
+        // The file outside the document's folder is never read: the rules
+        // name that operation by its method and path.
+        assert_eq!(names, ["listPets", "addPet", "getPet", "put__pets__id_"]);
+        assert_eq!(found[0].arguments, BTreeSet::from(["limit".to_owned()]));
+        assert_eq!(relative_path("a/b", "../../c.yaml"), Some("c.yaml".into()));
+        assert_eq!(relative_path("a", "../../c.yaml"), None);
     }
 
     fn tool(name: &str, description: &str, arguments: &[&str]) -> Value {
@@ -902,7 +997,7 @@ paths:
     /// (with no description and no arguments), or the candidates it names.
     fn found(document: &str, wanted: &str, names: &[&str]) -> Result<String, Vec<String>> {
         let listed: Vec<Value> = names.iter().map(|name| tool(name, "", &[])).collect();
-        find(wanted, &operations(document), &listed)
+        find(wanted, &operations(document, &|_| None), &listed)
             .map(|i| names[i].to_owned())
             .map_err(|not_found| not_found.candidates)
     }
@@ -1052,7 +1147,7 @@ paths:
 
     #[test]
     fn finds_a_tool_by_its_method_and_path_or_its_arguments_never_its_place() {
-        let operations = operations(PETS);
+        let operations = operations(PETS, &|_| None);
         let add_note = operations.iter().find(|o| o.name == "addNote").unwrap();
         assert_eq!(add_note.arguments, BTreeSet::from(["tag".to_owned()]));
         // Named after nothing of the operation, listed with methods as

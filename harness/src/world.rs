@@ -396,9 +396,11 @@ impl GatewayWorld {
             return Ok(known.to_owned());
         }
         let tools = self.list_tools().await?;
-        let document = self.gateway.setup().document().unwrap_or_default();
+        let setup = self.gateway.setup();
+        let document = setup.document().unwrap_or_default();
+        let beside = |path: &str| setup.file_beside(path).map(str::to_owned);
         self.calls
-            .gateway_name(name, &tools, document, &mut self.verdict)
+            .gateway_name(name, &tools, document, &beside, &mut self.verdict)
     }
 
     /// The gateway's name for a tool already found (see [`Self::tool_name`]).

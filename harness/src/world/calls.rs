@@ -71,20 +71,22 @@ impl Calls {
     }
 
     /// The gateway's name for the tool the rules call `name`, among the
-    /// `tools` it lists, for a scenario whose document is `document` (see
+    /// `tools` it lists, for a scenario whose document is `document`, with
+    /// the files `beside` it (see
     /// [`GatewayWorld::tool_name`](super::GatewayWorld::tool_name)).
     pub(super) fn gateway_name(
         &mut self,
         name: &str,
         tools: &[Value],
         document: &str,
+        beside: &dyn Fn(&str) -> Option<String>,
         verdict: &mut Verdict,
     ) -> anyhow::Result<String> {
         let listed = |wanted: &str| tools.iter().any(|tool| tool["name"] == wanted);
         if listed(name) || !self.resolve_names {
             return Ok(name.to_owned());
         }
-        let operations = naming::operations(document);
+        let operations = naming::operations(document, beside);
         let Some(operation) = operations.iter().find(|o| o.name == name) else {
             return Ok(name.to_owned());
         };

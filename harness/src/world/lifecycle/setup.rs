@@ -95,6 +95,14 @@ impl Setup {
         Ok(())
     }
 
+    /// The text of a file of the split document, by its path from the
+    /// document's folder (`paths/pets.yaml`).
+    pub(crate) fn file_beside(&self, path: &str) -> Option<&str> {
+        let wanted = self.document_folder.join(path);
+        let file = self.files.iter().find(|(path, _)| *path == wanted);
+        file.map(|(_, text)| text.as_str())
+    }
+
     /// Sets the credential stored for the gateway.
     pub(crate) fn set_credential(&mut self, credential: &str) {
         credential.clone_into(&mut self.credential);
