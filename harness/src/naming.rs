@@ -38,7 +38,9 @@
 //! otherwise would be judged on another operation's tool.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
+use crate::folder::inside_scenario;
 use crate::json::{escape_token, unescape_token};
 use serde_json::{Map, Value};
 
@@ -135,9 +137,11 @@ fn referenced(
         return unchanged();
     }
     let folder = from.rsplit_once('/').map_or("", |(folder, _)| folder);
-    let Some(path) = relative_path(folder, file) else {
+    // The scenario's own rule for its files: relative, never out of its folder.
+    let Ok(path) = inside_scenario(Path::new(folder), file) else {
         return unchanged();
     };
+    let path = path.to_string_lossy().into_owned();
     let target = beside(&path)
         .and_then(|text| yaml_serde::from_str::<Value>(&text).ok())
         .and_then(|root| root.pointer(fragment).cloned());
@@ -145,22 +149,6 @@ fn referenced(
         Some(target) => (target, path),
         None => unchanged(),
     }
-}
-
-/// `file` relative to `folder`, both from the document's folder, with `.`
-/// and `..` taken away; `None` when it climbs out of that folder.
-fn relative_path(folder: &str, file: &str) -> Option<String> {
-    let mut parts: Vec<&str> = Vec::new();
-    for part in folder.split('/').chain(file.split('/')) {
-        match part {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            part => parts.push(part),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 /// Parameter names of the path item and the operation (references left
@@ -977,8 +965,6 @@ paths:
         // name that operation by its method and path.
         assert_eq!(names, ["listPets", "addPet", "getPet", "put__pets__id_"]);
         assert_eq!(found[0].arguments, BTreeSet::from(["limit".to_owned()]));
-        assert_eq!(relative_path("a/b", "../../c.yaml"), Some("c.yaml".into()));
-        assert_eq!(relative_path("a", "../../c.yaml"), None);
     }
 
     fn tool(name: &str, description: &str, arguments: &[&str]) -> Value {
