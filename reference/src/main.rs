@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use hosted_mcp_gateway::convert::{self, Catalogue, CredentialPlacement};
@@ -66,7 +67,7 @@ enum Command {
         choice: ToolChoice,
     },
     /// Serve the document's tools over MCP (Streamable HTTP at /mcp, or stdio).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Explain an error code an agent got (`UPSTREAM_STATUS`, or `[UPSTREAM_STATUS]`):
     /// what it means, an example, what the agent and the operator should do, and
     /// the rules whose scenarios produce it.
@@ -192,6 +193,31 @@ struct ServeArgs {
     /// reach that process. (2026-07-28 clients never have sessions.)
     #[arg(long, conflicts_with = "stdio")]
     stateless: bool,
+    /// Close a session of the `initialize` era after this many seconds
+    /// without a message from or to its client, so that the sessions of
+    /// clients that left without closing them do not pile up. A client that
+    /// comes back later gets 404 and starts a new session. Keep it above the
+    /// 15-second call deadline: a call being answered sends no message.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = mcp::DEFAULT_SESSION_IDLE_TIMEOUT.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..),
+        conflicts_with_all = ["stdio", "stateless"]
+    )]
+    session_idle_timeout: u64,
+    /// Every this many seconds, log a census of live sessions, open
+    /// connections, calls in flight and runtime tasks: a `debug` event on the
+    /// target `hosted_mcp_gateway::census`, written only when RUST_LOG asks
+    /// for it (e.g. `RUST_LOG=info,hosted_mcp_gateway::census=debug`).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = mcp::DEFAULT_CENSUS_INTERVAL.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..),
+        conflicts_with = "stdio"
+    )]
+    census_interval: u64,
 }
 
 fn calls_in_flight(text: &str) -> Result<usize, String> {
@@ -223,7 +249,7 @@ fn run(cli: Cli) -> Result<(), String> {
             println!("{text}");
             Ok(())
         }
-        Command::Serve(args) => serve(args),
+        Command::Serve(args) => serve(*args),
         Command::Explain { code } => {
             print!("{}", hosted_mcp_gateway::errors::explain(&code)?);
             Ok(())
@@ -352,6 +378,16 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         calls_in_flight: args.max_calls,
         ..Limits::default()
     };
+    let idle_timeout = Duration::from_secs(args.session_idle_timeout);
+    if !args.stdio && !args.stateless && idle_timeout <= limits.deadline {
+        tracing::warn!(
+            "--session-idle-timeout {}s is not above the {}s call deadline: a session whose only \
+             activity is a call waiting on the API is closed under it, and the call goes \
+             unanswered",
+            idle_timeout.as_secs(),
+            limits.deadline.as_secs()
+        );
+    }
     let gateway = Gateway::with_limits(catalogue, upstream, limits).map_err(|e| e.to_string())?;
     let server = McpServer::new(Arc::new(gateway));
 
@@ -416,9 +452,17 @@ fn serve(args: ServeArgs) -> Result<(), String> {
                 let sessions = if args.stateless {
                     Sessions::Stateless
                 } else {
-                    Sessions::InMemory
+                    Sessions::InMemory { idle_timeout }
                 };
-                mcp::serve_http(server, listener, access, sessions, shutdown_signal()).await
+                mcp::serve_http(
+                    server,
+                    listener,
+                    access,
+                    sessions,
+                    Duration::from_secs(args.census_interval),
+                    shutdown_signal(),
+                )
+                .await
             }
         })
         .map_err(|e| e.to_string())

@@ -6,6 +6,7 @@
 //! tools and serialized once, at start-up, and those bytes are sent on every
 //! `tools/list` ([`tool_list`]).
 
+mod census;
 mod refusal;
 mod single_answer;
 mod tool_list;
@@ -211,12 +212,17 @@ pub struct HttpAccess {
 
 /// How clients of the `initialize` era are served over HTTP. The 2026-07-28
 /// era has no sessions either way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sessions {
     /// `initialize` opens a session (`Mcp-Session-Id`) that lives in this
     /// process's memory: a client must keep reaching this process.
-    #[default]
-    InMemory,
+    InMemory {
+        /// A session with no message from or to its client for this long
+        /// is closed, so the sessions of clients that left without a DELETE
+        /// do not pile up; a client that comes back later gets 404 and
+        /// starts a new session.
+        idle_timeout: Duration,
+    },
     /// No sessions: every POST stands on its own and is answered on its own
     /// response, so copies of the gateway behind a load balancer need no
     /// stickiness. There is no standalone GET stream to push messages on,
@@ -224,16 +230,25 @@ pub enum Sessions {
     Stateless,
 }
 
+/// How long an idle session lives unless the operator says otherwise: rmcp's
+/// own default.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// How often the census is logged unless the operator says otherwise.
+pub const DEFAULT_CENSUS_INTERVAL: Duration = Duration::from_secs(10);
+
 /// Browser origins accepted when the endpoint is on loopback, any port.
 const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
 
 /// TC-PROTO-001: serves MCP over Streamable HTTP at [`ENDPOINT`] on `listener`
-/// until `shutdown` completes.
+/// until `shutdown` completes, logging a census every `census_interval`
+/// when the log levels ask for it (the `hosted_mcp_gateway::census` target).
 pub async fn serve_http(
     server: McpServer,
     listener: TcpListener,
     access: HttpAccess,
     sessions: Sessions,
+    census_interval: Duration,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let cancel = CancellationToken::new();
@@ -261,18 +276,28 @@ pub async fn serve_http(
         // stream task, keep-alive timer or chunked framing per call, and no
         // SSE event for a large answer to outgrow (TC-PROTO-009).
         .with_json_response(true)
-        .with_legacy_session_mode(sessions == Sessions::InMemory)
+        .with_legacy_session_mode(matches!(sessions, Sessions::InMemory { .. }))
         .with_cancellation_token(cancel.clone());
     let tools = Arc::clone(&server.tools);
     let calls = server.calls.clone();
     let connections = GracefulShutdown::new();
-    let service: StreamableHttpService<McpServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server.clone()), session_manager().into(), config);
+    // Kept to count the live sessions for the census.
+    let live_sessions = Arc::new(session_manager(sessions));
+    let service: StreamableHttpService<McpServer, LocalSessionManager> = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::clone(&live_sessions),
+        config,
+    );
+    let mut census = census::Census::every(census_interval);
 
     tokio::pin!(shutdown);
     let mut pause = ACCEPT_PAUSE_MIN;
     loop {
         let (stream, _peer) = tokio::select! {
+            () = census.due() => {
+                census::report(&live_sessions, connections.count(), &calls).await;
+                continue;
+            }
             accepted = listener.accept() => match accepted {
                 Ok(pair) => {
                     pause = ACCEPT_PAUSE_MIN;
@@ -379,10 +404,19 @@ const ACCEPT_PAUSE_MAX: Duration = Duration::from_millis(500);
 /// minute after it was sent). Nothing is kept once a request has been
 /// answered: a tools/call answer is one message on its POST's own stream
 /// (TC-PROTO-008), so there is nothing left to resume.
-fn session_manager() -> LocalSessionManager {
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.completed_cache_ttl = Duration::ZERO;
-    sessions
+///
+/// A session lives until its client's DELETE, or until it has been idle for
+/// the operator's timeout: rmcp's session worker closes it when no message
+/// has come or gone for that long, even while a call of the session waits
+/// on the API (its answer is then lost), hence main.rs's warning below the
+/// call deadline.
+fn session_manager(sessions: Sessions) -> LocalSessionManager {
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.completed_cache_ttl = Duration::ZERO;
+    if let Sessions::InMemory { idle_timeout } = sessions {
+        manager.session_config.keep_alive = Some(idle_timeout);
+    }
+    manager
 }
 
 /// A session closed by the client's DELETE: rmcp says 202 Accepted, which

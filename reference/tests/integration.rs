@@ -18,6 +18,7 @@ mod official_suite;
 mod properties;
 mod sdk_clients;
 mod secrets;
+mod sessions;
 mod shutdown;
 mod split;
 mod tls;

@@ -1,10 +1,10 @@
 //! What the tests that launch the gateway binary share.
 
-use std::io::Read;
+use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -41,7 +41,9 @@ pub fn free_port() -> u16 {
 pub struct Listening {
     pub child: Child,
     pub port: u16,
-    stderr: Option<JoinHandle<String>>,
+    /// What it wrote on stderr so far, a line at a time.
+    written: Arc<Mutex<String>>,
+    reader: Option<JoinHandle<()>>,
 }
 
 impl Listening {
@@ -49,12 +51,18 @@ impl Listening {
     /// all it wrote on stderr.
     pub fn finish(&mut self) -> (ExitStatus, String) {
         let status = self.child.wait().expect("the server is waited for");
-        let text = self
-            .stderr
-            .take()
-            .map(|reader| reader.join().unwrap_or_default())
-            .unwrap_or_default();
-        (status, text)
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+        (status, self.stderr_so_far())
+    }
+
+    /// The whole lines it has written on stderr so far, while it runs.
+    pub fn stderr_so_far(&self) -> String {
+        self.written
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// How it ended and what it said, for a panic message.
@@ -79,15 +87,21 @@ pub fn start_listening(command: impl Fn(u16) -> Command) -> Listening {
             .spawn()
             .expect("the server starts");
         let pipe = child.stderr.take().expect("stderr is piped");
+        let written = Arc::new(Mutex::new(String::new()));
+        let kept = Arc::clone(&written);
         let reader = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = std::io::BufReader::new(pipe).read_to_string(&mut text);
-            text
+            for line in BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+                kept.push_str(&line);
+                kept.push('\n');
+            }
         });
         let mut server = Listening {
             child,
             port,
-            stderr: Some(reader),
+            written,
+            reader: Some(reader),
         };
         // Generous: under a loaded CI machine a debug build can start slowly,
         // and a server that dies is seen at once, not at the deadline.
