@@ -7,17 +7,17 @@
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{fixture, start_listening, GATEWAY};
+use crate::support::{fixture, start_listening, KillOnDrop, GATEWAY};
 /// Descriptors the gateway may hold: a dozen for itself, the rest for clients.
 const DESCRIPTORS: u32 = 32;
 /// Connections opened at once: well past what the limit leaves.
 const CONNECTIONS: usize = 64;
 
 struct Gateway {
-    child: Child,
+    child: KillOnDrop,
     port: u16,
 }
 
@@ -73,13 +73,6 @@ impl Gateway {
         let mut answer = String::new();
         let _ = stream.read_to_string(&mut answer);
         answer.lines().next().unwrap_or_default().to_owned()
-    }
-}
-
-impl Drop for Gateway {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -14,7 +14,9 @@ use serde_json::json;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::support::{call_2026, http_client, result_text, serve_http, start_listening, terminate};
+use crate::support::{
+    call_2026, http_client, result_text, serve_http, start_listening, terminate, KillOnDrop,
+};
 
 /// Answers `GET /pets/{id}` with the id it was asked for, after `delay`
 /// when the id says `slow`.
@@ -37,15 +39,8 @@ impl Respond for EchoId {
 
 /// A gateway process, killed if a test ends without stopping it.
 struct Running {
-    child: Child,
+    child: KillOnDrop,
     port: u16,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The gateway over HTTP in front of `upstream`, with `extra` options.

@@ -10,12 +10,12 @@
 //! `python3`, Node 20 or newer with npm, and the package registries the
 //! first time.
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
 use crate::support::{
-    fixture, manifest_dir, node_client, python, run_checked, start_listening, GATEWAY,
+    fixture, manifest_dir, node_client, python, run_checked, start_listening, KillOnDrop, GATEWAY,
 };
 
 /// The tools the gateway itself says it serves, from `hosted-mcp-gateway tools`.
@@ -75,7 +75,8 @@ fn assert_same_tools(seen: &Value, expected: &[Value]) {
 
 /// A gateway serving the fixture over HTTP, killed when dropped.
 struct HttpGateway {
-    child: Child,
+    /// Held for its drop, which ends the gateway.
+    _process: KillOnDrop,
     url: String,
 }
 
@@ -97,18 +98,11 @@ impl HttpGateway {
                 .stdout(Stdio::null());
             command
         });
-        let (port, child) = (gateway.port, gateway.child);
+        let (port, process) = (gateway.port, gateway.child);
         Self {
-            child,
+            _process: process,
             url: format!("http://127.0.0.1:{port}/mcp"),
         }
-    }
-}
-
-impl Drop for HttpGateway {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

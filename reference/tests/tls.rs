@@ -8,7 +8,7 @@
 #![cfg(unix)]
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -23,7 +23,7 @@ use tokio_rustls::rustls::{self, ServerConfig};
 use tokio_rustls::TlsAcceptor;
 
 use crate::support::{
-    call_2026, free_port, http_client, result_text, start_listening, terminate, GATEWAY,
+    call_2026, free_port, http_client, result_text, start_listening, terminate, KillOnDrop, GATEWAY,
 };
 
 const CREDENTIAL: &str = "sk-tls-test-4f9a";
@@ -140,7 +140,7 @@ fn document() -> PathBuf {
 }
 
 /// The gateway in front of `upstream`, trusting `ca_pem` when given; its port.
-fn gateway(upstream: &Upstream, ca_pem: Option<&str>) -> (Child, u16) {
+fn gateway(upstream: &Upstream, ca_pem: Option<&str>) -> (KillOnDrop, u16) {
     let server = start_listening(|port| {
         let mut command = Command::new(GATEWAY);
         command

@@ -39,7 +39,7 @@ pub fn free_port() -> u16 {
 /// A server started on a loopback port of its own, all it writes on stderr
 /// kept (read on a thread of its own, so a full pipe never stalls it).
 pub struct Listening {
-    pub child: Child,
+    pub child: KillOnDrop,
     pub port: u16,
     /// What it wrote on stderr so far, a line at a time.
     written: Arc<Mutex<String>>,
@@ -72,6 +72,32 @@ impl Listening {
     }
 }
 
+/// A server's process, killed and reaped when dropped while it still runs:
+/// a test that panics before it stops its server leaves nothing behind.
+pub struct KillOnDrop(Child);
+
+impl std::ops::Deref for KillOnDrop {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for KillOnDrop {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        if matches!(self.0.try_wait(), Ok(None)) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// Starts `command(port)` on a free loopback port and waits until it accepts
 /// connections. Tests run in parallel, so another process can take a port
 /// between its pick and the server's bind: a server that exits before it
@@ -98,7 +124,7 @@ pub fn start_listening(command: impl Fn(u16) -> Command) -> Listening {
             }
         });
         let mut server = Listening {
-            child,
+            child: KillOnDrop(child),
             port,
             written,
             reader: Some(reader),
