@@ -74,6 +74,13 @@ use rmcp::RoleClient;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+#[path = "support/process.rs"]
+mod process;
+use process::{
+    cpu_ticks, gateway_binary, load_average, serve_upstream, start_upstream, ticks_per_second,
+    Status,
+};
+
 /// The upstream's answer to every call: 35 bytes of JSON.
 const ANSWER: &[u8] = br#"{"id":1,"name":"Rexie","tag":"dog"}"#;
 /// The credential the gateway holds; the direct client sends it too.
@@ -173,7 +180,7 @@ fn number(text: &str) -> usize {
 
 fn main() -> std::process::ExitCode {
     if std::env::args().any(|arg| arg == "--serve-upstream") {
-        serve_upstream();
+        serve_upstream(|listener| accept_upstream(listener, Arc::new(AtomicU64::new(0))));
         return std::process::ExitCode::SUCCESS;
     }
     let options = Options::parse();
@@ -189,7 +196,7 @@ fn main() -> std::process::ExitCode {
 
 async fn run(options: Options) -> std::process::ExitCode {
     let upstream = Upstream::start().await;
-    let gateway_bin = gateway_binary();
+    let gateway_bin = gateway_binary("CALLPATH_GATEWAY", &["hosted-mcp-conformance"]);
     let scratch = scratch_dir();
     let document = scratch.join("callpath.yaml");
     std::fs::write(&document, DOCUMENT).expect("the document is written");
@@ -281,61 +288,10 @@ async fn run(options: Options) -> std::process::ExitCode {
     verdict
 }
 
-/// `$CALLPATH_GATEWAY`, or the gateway binary of this bench's profile,
-/// brought up to date the way the conformance harness builds it (one
-/// package selection, so the two share one build).
-fn gateway_binary() -> PathBuf {
-    if let Some(bin) = std::env::var_os("CALLPATH_GATEWAY") {
-        return PathBuf::from(bin);
-    }
-    let exe = std::env::current_exe().expect("the bench knows its path");
-    // `target/<profile>/deps/callpath-<hash>`
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("the bench runs from target/<profile>/deps");
-    let bin = profile_dir.join(format!(
-        "hosted-mcp-gateway{}",
-        std::env::consts::EXE_SUFFIX
-    ));
-    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("benches/ sits in the workspace");
-    let mut cargo = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()));
-    cargo
-        .current_dir(workspace)
-        .args(["build", "--quiet", "-p", "hosted-mcp-conformance"])
-        .args(["-p", "hosted-mcp-gateway", "--target-dir"])
-        .arg(profile_dir.parent().expect("a target directory"));
-    if profile_dir
-        .file_name()
-        .is_some_and(|name| name == "release")
-    {
-        cargo.arg("--release");
-    }
-    let status = cargo.status().expect("cargo runs");
-    assert!(
-        status.success() && bin.is_file(),
-        "building the gateway failed"
-    );
-    bin
-}
-
 fn scratch_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("callpath-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch directory");
     dir
-}
-
-fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .map(|text| {
-            text.split_whitespace()
-                .take(3)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_else(|_| "unknown".into())
 }
 
 // ---------------------------------------------------------------- upstream
@@ -346,35 +302,18 @@ fn load_average() -> String {
 /// process switches per hop as each hop through the gateway.
 struct Upstream {
     address: SocketAddr,
-    /// `/proc/<pid>/stat` of its process, for its CPU time.
-    stat: PathBuf,
+    /// Its process, for its CPU time.
+    pid: u32,
     client: reqwest::Client,
     _process: Child,
 }
 
 impl Upstream {
     async fn start() -> Upstream {
-        let exe = std::env::current_exe().expect("the bench knows its path");
-        let mut process = Command::new(exe)
-            .arg("--serve-upstream")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the upstream starts");
-        let stdout = process.stdout.take().expect("stdout is piped");
-        let line = BufReader::new(stdout)
-            .lines()
-            .next_line()
-            .await
-            .expect("the upstream's stdout reads")
-            .expect("the upstream says where it listens");
+        let (process, address) = start_upstream().await;
         Upstream {
-            address: line.trim().parse().expect("an address"),
-            stat: PathBuf::from(format!(
-                "/proc/{}/stat",
-                process.id().expect("the upstream runs")
-            )),
+            address,
+            pid: process.id().expect("the upstream runs"),
             client: plain_client(),
             _process: process,
         }
@@ -393,27 +332,6 @@ impl Upstream {
             .expect("a count");
         text.trim().parse().expect("a count")
     }
-}
-
-/// The upstream process: prints its address, serves until its stdin closes
-/// (the bench ended, however it ended).
-fn serve_upstream() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("a loopback port");
-        println!("{}", listener.local_addr().expect("a bound address"));
-        let requests = Arc::new(AtomicU64::new(0));
-        let (mut stdin, mut sink) = (tokio::io::stdin(), tokio::io::sink());
-        tokio::select! {
-            () = accept_upstream(listener, requests) => {}
-            _ = tokio::io::copy(&mut stdin, &mut sink) => {}
-        }
-    });
 }
 
 async fn accept_upstream(listener: tokio::net::TcpListener, requests: Arc<AtomicU64>) {
@@ -542,44 +460,9 @@ impl Gateway {
     }
 }
 
-/// utime + stime in clock ticks from a `/proc/.../stat` file.
-fn stat_ticks(stat: &Path) -> u64 {
-    let text = std::fs::read_to_string(stat).unwrap_or_default();
-    // The command name, in parentheses, may hold spaces: count after it.
-    let after = text.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // Fields 14 and 15 of stat(5); `after` starts at field 3.
-    let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<u64>().ok());
-    field(14).unwrap_or(0) + field(15).unwrap_or(0)
-}
-
-fn ticks_per_second() -> f64 {
-    // SAFETY: sysconf has no preconditions.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if ticks > 0 {
-        ticks as f64
-    } else {
-        100.0
-    }
-}
-
 /// `VmHWM` of a process, in bytes.
 fn peak_rss(pid: u32) -> u64 {
-    status_field(pid, "VmHWM:")
-}
-
-fn status_field(pid: u32, name: &str) -> u64 {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    text.lines()
-        .find_map(|line| line.strip_prefix(name))
-        .and_then(|rest| {
-            rest.trim()
-                .trim_end_matches("kB")
-                .trim()
-                .parse::<u64>()
-                .ok()
-        })
-        .map_or(0, |kb| kb * 1024)
+    Status::read(pid).bytes("VmHWM:")
 }
 
 /// Resets `VmHWM` to the current RSS (Linux 4.0 and later).
@@ -621,7 +504,7 @@ enum How {
     Direct {
         client: reqwest::Client,
         url: String,
-        stat: PathBuf,
+        upstream_pid: u32,
     },
     Mcp {
         gateway: Gateway,
@@ -641,7 +524,7 @@ impl Path_ {
             how: How::Direct {
                 client: plain_client(),
                 url: format!("http://{}/pets/1", upstream.address),
-                stat: upstream.stat.clone(),
+                upstream_pid: upstream.pid,
             },
         }
     }
@@ -756,10 +639,8 @@ impl Path_ {
     /// `direct` the upstream process.
     fn cpu_ticks(&self) -> u64 {
         match &self.how {
-            How::Direct { stat, .. } => stat_ticks(stat),
-            How::Mcp { gateway, .. } => {
-                stat_ticks(&PathBuf::from(format!("/proc/{}/stat", gateway.pid())))
-            }
+            How::Direct { upstream_pid, .. } => cpu_ticks(*upstream_pid),
+            How::Mcp { gateway, .. } => cpu_ticks(gateway.pid()),
         }
     }
 
@@ -1185,7 +1066,7 @@ async fn list_stripe(bin: &Path, base_url: &str, scratch: &Path, rounds: usize) 
     let lists = 20 * rounds;
     let mut latencies = Vec::with_capacity(lists);
     let mut size = 0;
-    let cpu_before = stat_ticks(&PathBuf::from(format!("/proc/{}/stat", gateway.pid())));
+    let cpu_before = cpu_ticks(gateway.pid());
     for _ in 0..lists {
         let started = Instant::now();
         let body = session.request("tools/list", "{}").await;
@@ -1196,7 +1077,7 @@ async fn list_stripe(bin: &Path, base_url: &str, scratch: &Path, rounds: usize) 
             "the list holds Stripe's tools"
         );
     }
-    let cpu = stat_ticks(&PathBuf::from(format!("/proc/{}/stat", gateway.pid()))) - cpu_before;
+    let cpu = cpu_ticks(gateway.pid()) - cpu_before;
     latencies.sort_unstable();
     println!(
         "tools/list of Stripe ({} bytes on the wire), {lists} lists one at a time: median {} µs, p99 {} µs, gateway CPU {} µs per list, peak RSS {:.1} MB",
@@ -1220,7 +1101,7 @@ async fn memory(bin: &Path, base_url: &str, scratch: &Path) {
     let mut gateway = Gateway::start(bin, &document, base_url, false).await;
     let service = connect(&mut gateway, Era::Initialize, Transport::Http).await;
     let pid = gateway.pid();
-    let idle = status_field(pid, "VmRSS:");
+    let idle = Status::read(pid).bytes("VmRSS:");
     reset_peak_rss(pid);
     let started = Instant::now();
     let mut calls = Vec::with_capacity(MEMORY_CALLS);

@@ -1,0 +1,154 @@
+//! The gateway binary and what `/proc` says about a process, shared by the
+//! benches that run the gateway as a user does (`callpath` and `soak`).
+//! Linux only.
+
+use std::path::{Path, PathBuf};
+
+/// The gateway binary of this bench's profile, brought up to date with
+/// `cargo build -p hosted-mcp-gateway` (plus `also`, so that a bench shares
+/// one build with whatever else it runs), or the path in `$override_var`.
+pub fn gateway_binary(override_var: &str, also: &[&str]) -> PathBuf {
+    if let Some(bin) = std::env::var_os(override_var) {
+        return PathBuf::from(bin);
+    }
+    let exe = std::env::current_exe().expect("the bench knows its path");
+    // `target/<profile>/deps/<bench>-<hash>`
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("the bench runs from target/<profile>/deps");
+    let bin = profile_dir.join(format!(
+        "hosted-mcp-gateway{}",
+        std::env::consts::EXE_SUFFIX
+    ));
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("benches/ sits in the workspace");
+    let mut cargo = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()));
+    cargo
+        .current_dir(workspace)
+        .args(["build", "--quiet", "-p", "hosted-mcp-gateway"]);
+    for package in also {
+        cargo.args(["-p", package]);
+    }
+    cargo
+        .arg("--target-dir")
+        .arg(profile_dir.parent().expect("a target directory"));
+    if profile_dir
+        .file_name()
+        .is_some_and(|name| name == "release")
+    {
+        cargo.arg("--release");
+    }
+    let status = cargo.status().expect("cargo runs");
+    assert!(
+        status.success() && bin.is_file(),
+        "building the gateway failed"
+    );
+    bin
+}
+
+/// The machine's load averages over 1, 5 and 15 minutes, to print beside
+/// figures a busy machine would skew.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|_| "unknown".into())
+}
+
+/// utime + stime of a process in clock ticks, from `/proc/<pid>/stat`.
+pub fn cpu_ticks(pid: u32) -> u64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The command name, in parentheses, may hold spaces: count after it.
+    let after = text.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // Fields 14 and 15 of proc_pid_stat(5); `after` starts at field 3.
+    let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<u64>().ok());
+    field(14).unwrap_or(0) + field(15).unwrap_or(0)
+}
+
+pub fn ticks_per_second() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if ticks > 0 {
+        ticks as f64
+    } else {
+        100.0
+    }
+}
+
+/// A process's `/proc/<pid>/status`, read once for several figures.
+pub struct Status(String);
+
+impl Status {
+    /// Empty (every figure 0) once the process is gone.
+    pub fn read(pid: u32) -> Status {
+        Status(std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default())
+    }
+
+    /// The number after `name` (as `"Threads:"`), 0 when absent.
+    pub fn number(&self, name: &str) -> u64 {
+        self.0
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// A size given in kB (as `"VmRSS:"`), in bytes.
+    pub fn bytes(&self, name: &str) -> u64 {
+        self.number(name) * 1024
+    }
+}
+
+/// This bench started again with `--serve-upstream`, as an upstream in a
+/// process of its own, so that its work is neither the gateway's nor the
+/// clients': the process (ended when dropped), and where it listens.
+pub async fn start_upstream() -> (tokio::process::Child, std::net::SocketAddr) {
+    use tokio::io::AsyncBufReadExt as _;
+    let exe = std::env::current_exe().expect("the bench knows its path");
+    let mut process = tokio::process::Command::new(exe)
+        .arg("--serve-upstream")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the upstream starts");
+    let stdout = process.stdout.take().expect("stdout is piped");
+    let line = tokio::io::BufReader::new(stdout)
+        .lines()
+        .next_line()
+        .await
+        .expect("the upstream's stdout reads")
+        .expect("the upstream says where it listens");
+    (process, line.trim().parse().expect("an address"))
+}
+
+/// What the process `start_upstream` starts runs, on one thread: it binds a
+/// loopback port, prints its address, and runs `serve` on it until its stdin
+/// closes (the bench ended, however it ended).
+pub fn serve_upstream<Serving>(serve: impl FnOnce(tokio::net::TcpListener) -> Serving)
+where
+    Serving: std::future::Future<Output = ()>,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a loopback port");
+        println!("{}", listener.local_addr().expect("a bound address"));
+        let (mut stdin, mut sink) = (tokio::io::stdin(), tokio::io::sink());
+        tokio::select! {
+            () = serve(listener) => {}
+            _ = tokio::io::copy(&mut stdin, &mut sink) => {}
+        }
+    });
+}
