@@ -81,6 +81,17 @@ pub enum Char {
     UnicodeLower,
     /// `\uXXXX`, upper-case hex; a surrogate pair beyond the first plane.
     UnicodeUpper,
+    /// Every byte of its UTF-8 as `%XX`, the hex letters alternating in
+    /// case from one to the next, the first lower (`%c3%A9`): one
+    /// character's escapes need not agree on a case.
+    PercentAlternating,
+    /// `\uXXXX`, the hex letters alternating in case as in
+    /// [`Char::PercentAlternating`] (`\u00aB`, `\ud83D\udE00`): nor need
+    /// one escape's digits.
+    UnicodeAlternating,
+    /// `\uXXXX`; beyond the first plane a surrogate pair whose halves
+    /// differ in case, the first upper (`\uD83D\ude00`).
+    UnicodeHalves,
     /// The longest writing the masker claims for it: `\uXXXX` unless
     /// percent-encoding takes more bytes (three-byte characters). The sum
     /// over a secret is how far past a cut the masker must read.
@@ -88,7 +99,7 @@ pub enum Char {
 }
 
 /// Every way of writing one character, for writings mixed at random.
-pub const CHAR_WAYS: [Char; 8] = [
+pub const CHAR_WAYS: [Char; 11] = [
     Char::Plain,
     Char::PercentUpper,
     Char::PercentLower,
@@ -96,6 +107,9 @@ pub const CHAR_WAYS: [Char; 8] = [
     Char::JsonSlash,
     Char::UnicodeLower,
     Char::UnicodeUpper,
+    Char::PercentAlternating,
+    Char::UnicodeAlternating,
+    Char::UnicodeHalves,
     Char::Widest,
 ];
 
@@ -162,6 +176,11 @@ pub const WAYS: &[(&str, Rule)] = &[
             }
         },
     ),
+    // Hex case mixed inside one character's escapes.
+    (
+        "percent-encoded, hex case alternating inside each character",
+        |_, _| Char::PercentAlternating,
+    ),
     // TC-MASK-006, JSON-escaped.
     (
         "JSON-escaped as an encoder does (`\\\"`, `\\\\`, controls)",
@@ -175,6 +194,15 @@ pub const WAYS: &[(&str, Rule)] = &[
     (
         "JSON-escaped, every character `\\uXXXX` (upper-case hex)",
         |_, _| Char::UnicodeUpper,
+    ),
+    // Hex case mixed inside one escape, and across a surrogate pair.
+    (
+        "JSON-escaped `\\uXXXX`, hex case alternating inside each character",
+        |_, _| Char::UnicodeAlternating,
+    ),
+    (
+        "JSON-escaped `\\uXXXX`, a surrogate pair's halves in two cases",
+        |_, _| Char::UnicodeHalves,
     ),
     // In part, as Gson writes `=` as `\u003d`.
     (
@@ -308,11 +336,54 @@ pub fn write_char(c: char, how: Char, out: &mut String) {
                 let _ = write!(out, "\\u{unit:04X}");
             }
         }
+        Char::PercentAlternating => {
+            let from = out.len();
+            write_char(c, Char::PercentUpper, out);
+            alternate_hex_case(out, from);
+        }
+        Char::UnicodeAlternating => {
+            let from = out.len();
+            write_char(c, Char::UnicodeUpper, out);
+            alternate_hex_case(out, from);
+        }
+        Char::UnicodeHalves => {
+            let mut buffer = [0; 2];
+            let mut units = c.encode_utf16(&mut buffer).iter();
+            if let Some(high) = units.next() {
+                let _ = write!(out, "\\u{high:04X}");
+            }
+            for low in units {
+                let _ = write!(out, "\\u{low:04x}");
+            }
+        }
         Char::Widest if 3 * c.len_utf8() > 6 * c.len_utf16() => {
             write_char(c, Char::PercentUpper, out);
         }
         Char::Widest => write_char(c, Char::UnicodeUpper, out),
     }
+}
+
+/// Turns the hex letters of the escapes written from `from` on to lower,
+/// upper, lower, ... case. Only for escapes: their only letters `a`-`f` are
+/// hex digits (`u` and `%` are neither).
+fn alternate_hex_case(out: &mut String, from: usize) {
+    let mut lower = true;
+    let recased: String = out[from..]
+        .chars()
+        .map(|c| {
+            if !c.is_ascii_hexdigit() || c.is_ascii_digit() {
+                return c;
+            }
+            let recased = if lower {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            };
+            lower = !lower;
+            recased
+        })
+        .collect();
+    out.replace_range(from.., &recased);
 }
 
 #[cfg(test)]
@@ -356,6 +427,10 @@ mod tests {
                 "%61%2f%22%c3%a9%3D%f0%9f%98%80",
             ),
             (
+                "percent-encoded, hex case alternating inside each character",
+                "%61%2f%22%c3%A9%3d%f0%9F%98%80",
+            ),
+            (
                 "JSON-escaped as an encoder does (`\\\"`, `\\\\`, controls)",
                 "a/\\\"é=😀",
             ),
@@ -367,6 +442,14 @@ mod tests {
             (
                 "JSON-escaped, every character `\\uXXXX` (upper-case hex)",
                 "\\u0061\\u002F\\u0022\\u00E9\\u003D\\uD83D\\uDE00",
+            ),
+            (
+                "JSON-escaped `\\uXXXX`, hex case alternating inside each character",
+                "\\u0061\\u002f\\u0022\\u00e9\\u003d\\ud83D\\udE00",
+            ),
+            (
+                "JSON-escaped `\\uXXXX`, a surrogate pair's halves in two cases",
+                "\\u0061\\u002F\\u0022\\u00E9\\u003D\\uD83D\\ude00",
             ),
             (
                 "JSON-escaped, `\\uxxxx` but ASCII letters and digits",
