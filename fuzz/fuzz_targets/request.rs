@@ -60,7 +60,7 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     } else if u.ratio(1, 4)? {
         gen::text(u)?
     } else {
-        (*u.choose(gen::CREDENTIALS)?).to_owned()
+        (*u.choose(gen::oracle::CREDENTIALS)?).to_owned()
     };
     let placement = gen::placement(u)?;
     let Ok(destination) = Destination::new(base, Some(&credential), placement.as_ref()) else {

@@ -15,7 +15,7 @@ use serde_json::{json, Map, Number, Value};
 use hosted_mcp_gateway::convert::{self, Catalogue, CredentialPlacement, Tool};
 use hosted_mcp_gateway::load;
 pub use hosted_mcp_oracle as oracle;
-use hosted_mcp_oracle::{Secret, Writing, CHAR_WAYS, MASK};
+use hosted_mcp_oracle::{Writing, MASK};
 
 // The adapter from the gateway's types to the oracle's, shared with the
 // property tests: one file in the gateway's test support, included here
@@ -26,63 +26,6 @@ pub use adapter::{assert_credential_settled, assert_request_safe};
 
 // ---------------------------------------------------------------- values
 
-/// Texts that have tripped gateways before: dot segments, encodings, control
-/// characters, header names, dates, the credential's neighbours.
-pub const STRINGS: &[&str] = &[
-    "",
-    ".",
-    "..",
-    "%2e",
-    "%2E%2e",
-    ".%2e",
-    "../..",
-    "a/b",
-    "/",
-    "//evil.example",
-    "?x=1",
-    "#frag",
-    "a b",
-    "\r\nX-Injected: 1",
-    "\n",
-    "\0",
-    "\t",
-    "\u{7f}",
-    "é",
-    "ключ",
-    "\u{1F511}",
-    "\u{FFFD}",
-    "\\",
-    "%",
-    "%00",
-    "%0d%0a",
-    "+",
-    "=",
-    "&",
-    ",",
-    "|",
-    "[",
-    "]",
-    "{id}",
-    "Authorization",
-    "api_key",
-    "X-Pet-Key",
-    "x-agentify-operation",
-    "Bearer x",
-    "2024-02-29",
-    "2023-02-29",
-    "2024-02-29T13:45:00Z",
-    "23:59:60Z",
-    "a@b.example",
-    "@",
-    "123e4567-e89b-12d3-a456-426614174000",
-    "0",
-    "-1",
-    "1e400",
-    "true",
-    "null",
-    "[credential]",
-];
-
 /// Property names the generated schemas and arguments share, so arguments
 /// meet the properties they are checked against.
 pub const NAMES: &[&str] = &[
@@ -91,13 +34,13 @@ pub const NAMES: &[&str] = &[
 
 pub fn text(u: &mut Unstructured) -> Result<String> {
     Ok(match u.int_in_range(0..=3)? {
-        0 | 1 => (*u.choose(STRINGS)?).to_owned(),
+        0 | 1 => (*u.choose(oracle::TRICKY_TEXTS)?).to_owned(),
         2 => {
             let length = u.int_in_range(0..=24)?;
             let bytes = u.bytes(length.min(u.len()))?;
             String::from_utf8_lossy(bytes).into_owned()
         }
-        _ => format!("{}{}", u.choose(STRINGS)?, u.choose(STRINGS)?),
+        _ => format!("{}{}", u.choose(oracle::TRICKY_TEXTS)?, u.choose(oracle::TRICKY_TEXTS)?),
     })
 }
 
@@ -422,18 +365,6 @@ pub const BASES: &[&str] = &[
     "https://api.example.com:8443/",
 ];
 
-/// Credentials an operator might store, and awkward ones.
-pub const CREDENTIALS: &[&str] = &[
-    "sk-live-7f3a",
-    "s3cr3t/+=&token",
-    "ada:lovelace",
-    "sk/\"live\"+42",
-    "a b",
-    "x",
-    "%41",
-    "ключ",
-];
-
 pub fn placement(u: &mut Unstructured) -> Result<Option<CredentialPlacement>> {
     Ok(match u.int_in_range(0..=7)? {
         0 => None,
@@ -449,22 +380,12 @@ pub fn placement(u: &mut Unstructured) -> Result<Option<CredentialPlacement>> {
 
 // ---------------------------------------------------------------- masking
 
-/// Every writing the oracle lists for `credential`, and one more with each
-/// character written a way the fuzzer picks.
-pub fn writings(u: &mut Unstructured, credential: &str, basic: bool) -> Result<Vec<Writing>> {
-    let mut writings = oracle::writings(credential, basic);
-    let mut mixed = String::new();
-    for c in credential.chars() {
-        oracle::write_char(c, *u.choose(&CHAR_WAYS)?, &mut mixed);
-    }
-    if writings.iter().all(|writing| writing.text != mixed) {
-        writings.push(Writing {
-            secret: Secret::Credential,
-            way: "mixed by the fuzzer, character by character",
-            text: mixed,
-        });
-    }
-    Ok(writings)
+/// Every writing the oracle lists for `credential`, and one more of each
+/// of its secrets mixed the ways the fuzzer picks.
+pub fn writings(u: &mut Unstructured, credential: &str, basic: bool) -> Vec<Writing> {
+    oracle::writings_and_mixes(credential, basic, &mut |below| {
+        u.choose_index(below).unwrap_or(0)
+    })
 }
 
 /// A body made of pieces: raw bytes, the credential's writings whole,

@@ -32,6 +32,9 @@
 //!   ([`check_masked`]), no start of a writing left at a cut
 //!   ([`check_nothing_partial`]), and a read budget that sees a writing
 //!   whole past the cut ([`check_read_budget`]);
+//! - the inputs both tests draw from: [`TRICKY_TEXTS`], [`CREDENTIALS`],
+//!   and [`mixed`] writings of every secret ([`writings_and_mixes`]), with
+//!   the hex digits' case mixed too;
 //! - the helpers both tests need: [`find`], [`char_boundary_at_or_before`],
 //!   [`basic_pair`], [`kept_pieces`].
 //!
@@ -94,9 +97,9 @@
 //!   agent may send that text in an argument itself, and the gateway
 //!   forwards it as the agent's.
 //! - The writings are the masker's claims (TC-MASK-006), listed whole, plus
-//!   mixes of them character by character; it cannot list every mix. A
-//!   writing the masker does not claim (`+` for a space, base64 of the
-//!   credential alone, HTML entities) is not checked.
+//!   mixes of them character by character and hex digit by hex digit; it
+//!   cannot list every mix. A writing the masker does not claim (`+` for a
+//!   space, base64 of the credential alone, HTML entities) is not checked.
 //! - Masked text is read between masks ([`kept_pieces`]): a credential that
 //!   overlaps the mask's own text (`l]x` in `[credential]x`) is not "found"
 //!   where nothing of the upstream's survived.
@@ -113,12 +116,14 @@ macro_rules! ensure {
     };
 }
 
+mod generate;
 mod mask;
 mod place;
 mod request;
 mod violation;
 mod writings;
 
+pub use generate::{mixed, writings_and_mixes, CREDENTIALS, TRICKY_TEXTS};
 pub use mask::{
     assert_masked, assert_nothing_partial, assert_read_budget, check_masked, check_nothing_partial,
     check_read_budget, find, kept_pieces, MASK,

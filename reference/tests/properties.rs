@@ -36,7 +36,7 @@ use hosted_mcp_gateway::deliver::Delivered;
 use hosted_mcp_gateway::errors::{AgentMessage, BODY_LIMIT, ERROR_BODY_LIMIT};
 use hosted_mcp_gateway::load;
 use hosted_mcp_gateway::request::{self, Destination};
-use hosted_mcp_oracle::{self as oracle, Secret, Writing, CHAR_WAYS, MASK};
+use hosted_mcp_oracle::{self as oracle, Writing, MASK};
 
 // The adapter from the gateway's types to the oracle's, shared with the
 // fuzz targets (the file says why it is included rather than a crate).
@@ -55,47 +55,11 @@ fn config(cases: u32) -> ProptestConfig {
 
 // ------------------------------------------------------------------ values
 
-/// Texts that have tripped gateways before.
-const TEXTS: &[&str] = &[
-    "",
-    ".",
-    "..",
-    "%2e",
-    "%2E%2e",
-    ".%2e",
-    "a/b",
-    "/",
-    "//evil.example",
-    "?x=1",
-    "#f",
-    "a b",
-    "\r\nX-Injected: 1",
-    "\n",
-    "\0",
-    "\u{7f}",
-    "é",
-    "ключ",
-    "\\",
-    "%",
-    "%0d%0a",
-    "+",
-    "=",
-    "&",
-    ",",
-    "Authorization",
-    "api_key",
-    "X-Pet-Key",
-    "2024-02-29",
-    "a@b.example",
-    "123e4567-e89b-12d3-a456-426614174000",
-    "[credential]",
-];
-
 fn text() -> impl Strategy<Value = String> {
     prop_oneof![
-        3 => proptest::sample::select(TEXTS).prop_map(str::to_owned),
+        3 => proptest::sample::select(oracle::TRICKY_TEXTS).prop_map(str::to_owned),
         2 => any::<String>().prop_map(|text| text.chars().take(12).collect()),
-        1 => (proptest::sample::select(TEXTS), proptest::sample::select(TEXTS))
+        1 => (proptest::sample::select(oracle::TRICKY_TEXTS), proptest::sample::select(oracle::TRICKY_TEXTS))
             .prop_map(|(a, b)| format!("{a}{b}")),
     ]
 }
@@ -513,8 +477,6 @@ const BASES: &[&str] = &[
     "https://api.example.com/base%2Fpath/x?fixed=1",
 ];
 
-const CREDENTIALS: &[&str] = &["sk-live-7f3a", "s3cr3t/+=&token", "ada:lovelace", "a b"];
-
 fn placement() -> impl Strategy<Value = Option<CredentialPlacement>> {
     prop_oneof![
         Just(None),
@@ -576,7 +538,7 @@ proptest! {
     #[test]
     fn a_checked_call_builds_a_safe_request(
         base in proptest::sample::select(BASES),
-        credential in proptest::sample::select(CREDENTIALS),
+        credential in proptest::sample::select(oracle::CREDENTIALS),
         placement in placement(),
         (index, arguments) in call(),
     ) {
@@ -595,7 +557,7 @@ proptest! {
     #[test]
     fn any_call_builds_a_safe_request(
         base in proptest::sample::select(BASES),
-        credential in proptest::sample::select(CREDENTIALS),
+        credential in proptest::sample::select(oracle::CREDENTIALS),
         placement in placement(),
         (index, arguments) in call(),
     ) {
@@ -726,7 +688,7 @@ proptest! {
     #[test]
     fn a_hand_made_plan_builds_a_safe_request(
         base in proptest::sample::select(BASES),
-        credential in proptest::sample::select(CREDENTIALS),
+        credential in proptest::sample::select(oracle::CREDENTIALS),
         placement in placement(),
         (tool, arguments) in hand_made_call(),
     ) {
@@ -748,22 +710,13 @@ fn credential() -> impl Strategy<Value = String> {
     "[a-zA-Z0-9/+=:\"\\\\ %é☃😀\n\t-]{1,10}"
 }
 
-/// Every writing the oracle lists for `credential`, and one more with each
-/// character written a way `mix` picks.
+/// Every writing the oracle lists for `credential`, and one more of each
+/// of its secrets mixed the ways `mix` picks, in turn.
 fn writings_of(credential: &str, basic: bool, mix: &[usize]) -> Vec<Writing> {
-    let mut writings = oracle::writings(credential, basic);
-    let mut mixed = String::new();
-    for (c, way) in credential.chars().zip(mix.iter().cycle()) {
-        oracle::write_char(c, CHAR_WAYS[way % CHAR_WAYS.len()], &mut mixed);
-    }
-    if writings.iter().all(|writing| writing.text != mixed) {
-        writings.push(Writing {
-            secret: Secret::Credential,
-            way: "mixed at random by character",
-            text: mixed,
-        });
-    }
-    writings
+    let mut picks = mix.iter().cycle();
+    oracle::writings_and_mixes(credential, basic, &mut |below| {
+        picks.next().map_or(0, |pick| pick % below)
+    })
 }
 
 /// A body of pieces: bytes, writings whole, their starts and ends, the mask.
@@ -799,7 +752,7 @@ fn placed_credential(
     (
         credential(),
         any::<bool>(),
-        proptest::collection::vec(any::<usize>(), 12),
+        proptest::collection::vec(any::<usize>(), 32),
     )
         .prop_flat_map(move |(credential, basic, mix)| {
             // The prefix starts the part of a basic credential that is
