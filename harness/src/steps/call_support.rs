@@ -3,9 +3,8 @@
 //! mock upstream received, and the text of the latest tool result.
 
 use anyhow::{bail, Context as _};
-use base64::{engine::general_purpose::STANDARD, Engine as _};
+use hosted_mcp_oracle::{self as oracle, Secret};
 use mock_upstream::RecordedRequest;
-use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
 use serde_json::Value;
 
 use crate::json::tool_names;
@@ -53,22 +52,9 @@ pub async fn listed(world: &mut GatewayWorld, name: &str) -> anyhow::Result<()> 
 ///
 /// - `{{base_url}}`: the mock upstream's base URL;
 /// - `{{credential}}`: the stored credential, as is;
-/// - `{{credential_base64}}`: the base64 of the credential's `user:password`,
-///   as Basic authentication sends it (a credential without `:` is the user
-///   name, with an empty password);
-/// - `{{credential_json}}`: the credential escaped for a JSON string;
-/// - `{{credential_json_slash}}`: the same with `/` written `\/`, as PHP does;
-/// - `{{credential_json_unicode}}`: every character written `\uXXXX`;
-/// - `{{credential_percent}}`: the credential percent-encoded, upper-case hex;
-/// - `{{credential_percent_lower}}`: the same in lower-case hex;
-/// - `{{credential_percent_path}}`: percent-encoded but for `/`, as Python's
-///   `urllib.parse.quote` writes it;
-/// - `{{credential_password}}`: what follows the first `:` (a basic
-///   credential's password).
+/// - the credential's writings in [`CREDENTIAL_WRITINGS`];
 /// - `{{tool:NAME}}`: the gateway's own name for the tool the rules call NAME.
 pub fn expand(world: &GatewayWorld, text: &str) -> String {
-    let credential = world.credential();
-    let json = serde_json::to_string(credential).unwrap_or_default();
     let mut text = text.to_owned();
     let mut from = 0;
     while let Some(start) = text[from..].find("{{tool:").map(|at| from + at) {
@@ -80,58 +66,72 @@ pub fn expand(world: &GatewayWorld, text: &str) -> String {
         text.replace_range(start..start + length + 2, &actual);
         from = start + actual.len();
     }
-    let json = json.trim_matches('"');
-    let percent = percent_encode(credential);
-    let unicode: String = credential
-        .encode_utf16()
-        .map(|unit| format!("\\u{unit:04x}"))
-        .collect();
-    let password = credential
-        .split_once(':')
-        .map_or("", |(_, password)| password);
+    let credential = world.credential();
+    for (placeholder, secret, way) in CREDENTIAL_WRITINGS {
+        if text.contains(placeholder) {
+            text = text.replace(placeholder, &written(credential, secret, way));
+        }
+    }
     text.replace("{{base_url}}", &world.upstream().base_url())
-        .replace(
-            "{{credential_base64}}",
-            &STANDARD.encode(basic_pair(credential)),
-        )
-        .replace("{{credential_json_slash}}", &json.replace('/', "\\/"))
-        .replace("{{credential_json_unicode}}", &unicode)
-        .replace("{{credential_json}}", json)
-        .replace("{{credential_percent_lower}}", &lower_case_hex(&percent))
-        .replace("{{credential_percent_path}}", &percent.replace("%2F", "/"))
-        .replace("{{credential_percent}}", &percent)
-        .replace("{{credential_password}}", password)
         .replace("{{credential}}", credential)
 }
 
-/// The `user:password` a basic credential stands for, as LAUNCH.md states it.
-fn basic_pair(credential: &str) -> String {
-    if credential.contains(':') {
-        credential.to_owned()
-    } else {
-        format!("{credential}:")
-    }
-}
+/// The placeholders for the credential's writings, each one secret written
+/// one way, both as the oracle (`hosted_mcp_oracle`) names them: the echoes
+/// the masking scenarios send are then the writings the property tests and
+/// the fuzz targets try. A secret of basic authentication is taken as the
+/// gateway would send the credential that way (LAUNCH.md): its base64 is
+/// of `user:password`, and a credential without `:` is the user name.
+pub const CREDENTIAL_WRITINGS: [(&str, Secret, &str); 8] = [
+    ("{{credential_base64}}", Secret::Base64, "as stored"),
+    // The password alone, or the user name when the password is empty.
+    ("{{credential_password}}", Secret::Alone, "as stored"),
+    (
+        "{{credential_json_slash}}",
+        Secret::Credential,
+        "JSON-escaped with `/` as `\\/`",
+    ),
+    (
+        "{{credential_json_unicode}}",
+        Secret::Credential,
+        "JSON-escaped, every character `\\uxxxx` (lower-case hex)",
+    ),
+    (
+        "{{credential_json}}",
+        Secret::Credential,
+        "JSON-escaped as an encoder does (`\\\"`, `\\\\`, controls)",
+    ),
+    (
+        "{{credential_percent_lower}}",
+        Secret::Credential,
+        "percent-encoded but unreserved characters, lower-case hex",
+    ),
+    // As Python's `urllib.parse.quote` writes it.
+    (
+        "{{credential_percent_path}}",
+        Secret::Credential,
+        "percent-encoded but unreserved characters and `/`",
+    ),
+    (
+        "{{credential_percent}}",
+        Secret::Credential,
+        "percent-encoded but unreserved characters, upper-case hex",
+    ),
+];
 
-/// Every byte but ASCII letters and digits as `%XX`.
-fn percent_encode(text: &str) -> String {
-    utf8_percent_encode(text, NON_ALPHANUMERIC).to_string()
-}
-
-/// `%2F` written `%2f`; the letters of the text itself are left alone.
-fn lower_case_hex(percent_encoded: &str) -> String {
-    let mut out = String::with_capacity(percent_encoded.len());
-    let mut hex_left = 0;
-    for c in percent_encoded.chars() {
-        if hex_left > 0 {
-            out.push(c.to_ascii_lowercase());
-            hex_left -= 1;
-        } else {
-            out.push(c);
-            hex_left = if c == '%' { 2 } else { 0 };
-        }
-    }
-    out
+/// `secret` of `credential` written the oracle's `way`. The oracle lists a
+/// secret once: one missing is the same text as the credential.
+fn written(credential: &str, secret: Secret, way: &str) -> String {
+    let text = oracle::secrets(credential, true)
+        .into_iter()
+        .find(|(kind, _)| *kind == secret)
+        .map_or_else(|| credential.to_owned(), |(_, text)| text);
+    let rule = oracle::WAYS
+        .iter()
+        .find(|(name, _)| *name == way)
+        .map(|&(_, rule)| rule)
+        .unwrap_or_else(|| panic!("the oracle names no way {way:?}"));
+    oracle::write(&text, rule)
 }
 
 /// A text too long to spell out, written `"x" repeated 1048568 times
@@ -422,11 +422,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn percent_encodes_all_but_letters_and_digits() {
-        assert_eq!(percent_encode("a/b c\\"), "a%2Fb%20c%5C");
-    }
-
-    #[test]
     fn reads_repeated_texts() {
         let repeated: Repeated = r#""ab" repeated 3 times followed by "!""#.parse().unwrap();
         assert_eq!(
@@ -440,9 +435,40 @@ mod tests {
         assert!(r#""ab" repeated many times followed by "!""#.parse::<Repeated>().is_err());
     }
 
+    /// The writings the masking scenarios echo, for their credentials.
     #[test]
-    fn lower_case_hex_leaves_the_text_s_own_letters() {
-        assert_eq!(lower_case_hex("sk%2FAB%3D%C3%A9Z"), "sk%2fAB%3d%c3%a9Z");
+    fn each_writing_placeholder_is_the_oracle_s_writing() {
+        let writing = |placeholder: &str, credential: &str| {
+            let (_, secret, way) = CREDENTIAL_WRITINGS
+                .into_iter()
+                .find(|(name, _, _)| *name == placeholder)
+                .expect("a placeholder");
+            written(credential, secret, way)
+        };
+        let key = "sk/live+Q7\"z=9k";
+        let cases = [
+            ("{{credential_percent}}", "sk%2Flive%2BQ7%22z%3D9k"),
+            ("{{credential_percent_lower}}", "sk%2flive%2bQ7%22z%3d9k"),
+            ("{{credential_percent_path}}", "sk/live%2BQ7%22z%3D9k"),
+            ("{{credential_json}}", "sk/live+Q7\\\"z=9k"),
+            ("{{credential_json_slash}}", "sk\\/live+Q7\\\"z=9k"),
+            (
+                "{{credential_json_unicode}}",
+                "\\u0073\\u006b\\u002f\\u006c\\u0069\\u0076\\u0065\\u002b\\u0051\\u0037\\u0022\\u007a\\u003d\\u0039\\u006b",
+            ),
+        ];
+        for (placeholder, expected) in cases {
+            assert_eq!(writing(placeholder, key), expected, "{placeholder}");
+        }
+        let basic = "ada:pa/ss+w=rd@1";
+        assert_eq!(
+            writing("{{credential_base64}}", basic),
+            "YWRhOnBhL3NzK3c9cmRAMQ=="
+        );
+        assert_eq!(writing("{{credential_password}}", basic), "pa/ss+w=rd@1");
+        // Without `:`, the credential is the user name and secret alone.
+        assert_eq!(writing("{{credential_base64}}", "sk"), "c2s6");
+        assert_eq!(writing("{{credential_password}}", "sk"), "sk");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use cucumber::{gherkin::Step, given};
+use hosted_mcp_oracle as oracle;
 use mock_upstream::Behaviour;
 use wiremock::{
     matchers::{method, path},
@@ -341,8 +342,12 @@ async fn credential_across_cut(
     let characters: Vec<String> = if escaped.is_empty() {
         world.credential().chars().map(String::from).collect()
     } else {
-        let units = world.credential().encode_utf16();
-        units.map(|unit| format!("\\u{unit:04x}")).collect()
+        let escaped = |c| {
+            let mut written = String::new();
+            oracle::write_char(c, oracle::Char::UnicodeLower, &mut written);
+            written
+        };
+        world.credential().chars().map(escaped).collect()
     };
     let before: usize = characters[..characters.len() / 2]
         .iter()
