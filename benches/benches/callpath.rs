@@ -74,7 +74,6 @@ use rmcp::RoleClient;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
-#[path = "support/process.rs"]
 mod process;
 use process::{
     cpu_ticks, gateway_binary, load_average, serve_upstream, start_upstream, ticks_per_second,

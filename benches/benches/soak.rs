@@ -70,7 +70,6 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::time::MissedTickBehavior;
 
-#[path = "support/process.rs"]
 mod process;
 use process::{
     cpu_ticks, gateway_binary, load_average, serve_upstream, start_upstream, ticks_per_second,
