@@ -21,14 +21,22 @@
 use std::{
     collections::BTreeMap,
     fmt::{self, Display, Write as _},
-    str::FromStr,
 };
 
 use super::summary::{worst, Failure, RuleReport, ScenarioReport, Status, Summary, Verdict};
 use crate::{
     catalogue::{Catalogue, Level},
-    errors::{ErrorCatalogue, ErrorCode},
+    errors::ErrorCatalogue,
 };
+
+mod docs_url;
+mod escape;
+mod failure;
+mod page;
+
+pub use docs_url::DocsUrl;
+use escape::{anchor, code_anchor, plain, Inline, Text};
+use page::Page;
 
 /// Every status, in the order the counts show them.
 const STATUSES: [Status; 7] = [
@@ -40,97 +48,6 @@ const STATUSES: [Status; 7] = [
     Status::NotRun,
     Status::Error,
 ];
-
-/// The kit's documentation site (`--docs-url`): the `docs/` folder built
-/// with mdBook, where `rules.html#TC-CHECK-001` is a rule's entry and
-/// `errors.html#arguments_invalid` a code's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DocsUrl(String);
-
-impl DocsUrl {
-    /// The site's address, without a trailing `/`.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// A rule's entry on the site.
-    fn rule(&self, id: &str) -> String {
-        format!("{}/rules.html#{}", self.0, anchor(id))
-    }
-
-    /// A code's entry on the site.
-    fn code(&self, code: &ErrorCode) -> String {
-        format!("{}/errors.html#{}", self.0, code.anchor())
-    }
-}
-
-impl FromStr for DocsUrl {
-    type Err = String;
-
-    /// An `https://`, `http://` or `file://` address, with no query or
-    /// fragment (the pages' names are put after it).
-    fn from_str(text: &str) -> Result<Self, String> {
-        let url = text.trim().trim_end_matches('/');
-        let lower = url.to_ascii_lowercase();
-        let rest = ["https://", "http://", "file://"]
-            .into_iter()
-            .find_map(|scheme| lower.strip_prefix(scheme));
-        let odd = |c: char| {
-            c.is_whitespace()
-                || c.is_control()
-                || matches!(c, '?' | '#' | '"' | '\'' | '<' | '>' | '`')
-        };
-        match rest {
-            Some(rest) if !rest.is_empty() && !url.contains(odd) => Ok(Self(url.to_owned())),
-            _ => Err(format!(
-                "{text:?} is not the documentation site's address: one that starts with https://, \
-                 http:// or file://, with no spaces, query (?) or fragment (#), such as \
-                 https://example.org/conformance"
-            )),
-        }
-    }
-}
-
-/// What the page links besides its own entries: the documentation site,
-/// and the error codes the failures showed, for the appendix.
-struct Page<'a> {
-    docs: Option<&'a DocsUrl>,
-    errors: &'static ErrorCatalogue,
-    /// Each code linked, with the rules whose failures showed it, in page order.
-    seen: BTreeMap<&'static str, Vec<String>>,
-}
-
-impl Page<'_> {
-    /// A gateway's text, escaped, each code of the catalogue in brackets a
-    /// link to its entry, recorded as seen in a failure of `rule`.
-    fn write_coded(&mut self, out: &mut String, rule: &str, text: &str) -> fmt::Result {
-        let mut done = 0;
-        for found in self.errors.find(text) {
-            write!(
-                out,
-                "{}<a class=\"code\" href=\"#{}\">{}</a>",
-                Text(&text[done..found.range.start]),
-                Text(&code_anchor(found.code)),
-                Text(&found.code.code)
-            )?;
-            done = found.range.end;
-            let rules = self.seen.entry(found.code.code.as_str()).or_default();
-            if !rules.iter().any(|r| r == rule) {
-                rules.push(rule.to_owned());
-            }
-        }
-        write!(out, "{}", Text(&text[done..]))
-    }
-
-    /// The codes seen, in catalogue order, each with the rules that showed it.
-    fn codes_seen(&self) -> Vec<(&'static ErrorCode, &[String])> {
-        self.errors
-            .codes
-            .iter()
-            .filter_map(|code| Some((code, self.seen.get(code.code.as_str())?.as_slice())))
-            .collect()
-    }
-}
 
 impl Summary {
     /// The run as an HTML page that needs nothing but itself.
@@ -605,153 +522,8 @@ fn write_scenario(
         )?;
     }
     out.push_str("</summary>\n<div class=\"detail\">\n");
-    write_failure(out, page, rule, scenario, failure)?;
+    failure::write_failure(out, page, rule, scenario, failure)?;
     out.push_str("</div></details></li>\n");
-    Ok(())
-}
-
-/// What the reader needs to act on a scenario that did not pass: its rules'
-/// entries, and the codes its message and the gateway's answers show.
-fn write_failure(
-    out: &mut String,
-    page: &mut Page,
-    rule: &str,
-    scenario: &ScenarioReport,
-    failure: &Failure,
-) -> fmt::Result {
-    out.push_str("<dl class=\"facts\">");
-    write!(
-        out,
-        "<dt>Rule{}</dt><dd>",
-        if scenario.rules.len() > 1 { "s" } else { "" }
-    )?;
-    for (index, id) in scenario.rules.iter().enumerate() {
-        if index > 0 {
-            out.push_str(", ");
-        }
-        write!(
-            out,
-            "<a class=\"rule-link\" href=\"#{}\">{}</a>",
-            Text(&anchor(id)),
-            Text(id)
-        )?;
-        let catalogued = Catalogue::embedded().rule(id).is_some();
-        if let Some(docs) = page.docs.filter(|_| catalogued) {
-            write!(
-                out,
-                " <a class=\"docs\" href=\"{}\">in the rules</a>",
-                Text(&docs.rule(id))
-            )?;
-        }
-    }
-    out.push_str("</dd>");
-    if let Some(reason) = &scenario.expected {
-        write!(
-            out,
-            "<dt>Expected failure</dt><dd>{}</dd>",
-            Text(&plain(reason))
-        )?;
-    }
-    let why = match scenario.status {
-        Status::NotRun => Some("Not run"),
-        Status::NotJudged => Some("Not judged"),
-        Status::Error => Some("Could not be judged"),
-        _ => None,
-    };
-    if let Some(why) = why {
-        write!(out, "<dt>{why}</dt><dd>")?;
-        page.write_coded(out, rule, &plain(&failure.summary))?;
-        out.push_str("</dd>");
-    }
-    if let Some(step) = &failure.step {
-        write!(out, "<dt>Failing step</dt><dd><code>{}</code>", Text(step))?;
-        if let Some(line) = failure.step_line {
-            write!(
-                out,
-                " <span class=\"muted\">at {}:{line}</span>",
-                Text(&scenario.file)
-            )?;
-        }
-        out.push_str("</dd>");
-    }
-    out.push_str("</dl>\n");
-    // The message in full, unless it is the one line said already.
-    let said_already = why.is_some() && failure.message == failure.summary;
-    if !failure.message.is_empty() && !said_already {
-        out.push_str("<h4>Message</h4>\n<pre class=\"message\">");
-        page.write_coded(out, rule, &plain(&failure.message))?;
-        out.push_str("</pre>\n");
-    }
-    if !failure.upstream.is_empty() {
-        write!(
-            out,
-            "<h4>The upstream received {} request{}</h4>\n<ol class=\"requests\">",
-            failure.upstream.len(),
-            if failure.upstream.len() == 1 { "" } else { "s" }
-        )?;
-        for request in &failure.upstream {
-            write!(
-                out,
-                "<li><pre>{}</pre></li>",
-                Text(&plain(request.trim_end()))
-            )?;
-        }
-        out.push_str("</ol>\n");
-    } else if scenario.status != Status::NotRun {
-        out.push_str("<p class=\"muted\">The upstream received nothing.</p>\n");
-    }
-    let stderr = plain(failure.stderr.trim_end());
-    if !stderr.trim().is_empty() {
-        let lines = stderr.lines().count();
-        write!(
-            out,
-            "<h4>The end of the gateway&#39;s stderr <span class=\"muted\">({lines} line{})</span></h4>\n<pre class=\"stderr\">{}</pre>\n",
-            if lines == 1 { "" } else { "s" },
-            Text(&stderr)
-        )?;
-    }
-    reproduce(out, page, rule, failure)
-}
-
-/// What a reader needs to see the failure again: the tool calls made and
-/// their answers, the launch, the kept files and the command to rerun it.
-fn reproduce(out: &mut String, page: &mut Page, rule: &str, failure: &Failure) -> fmt::Result {
-    if !failure.calls.is_empty() {
-        out.push_str("<h4>The client called</h4>\n<ol class=\"requests\">");
-        for call in &failure.calls {
-            out.push_str("<li><pre>");
-            page.write_coded(out, rule, &plain(call))?;
-            out.push_str("</pre></li>");
-        }
-        out.push_str("</ol>\n");
-    }
-    out.push_str("<dl class=\"facts\">");
-    if let Some(launch) = &failure.launch {
-        write!(out, "<dt>Launched as</dt><dd><code>{}</code>", Text(launch))?;
-        if let Some(environment) = &failure.environment {
-            write!(
-                out,
-                "<br><span class=\"muted\">with {}</span>",
-                Text(environment)
-            )?;
-        }
-        out.push_str("</dd>");
-    }
-    if let Some(files) = &failure.files {
-        write!(
-            out,
-            "<dt>Its document and files</dt><dd><code>{}</code></dd>",
-            Text(files)
-        )?;
-    }
-    if let Some(rerun) = &failure.rerun {
-        write!(
-            out,
-            "<dt>Rerun it alone</dt><dd><code>{}</code></dd>",
-            Text(rerun)
-        )?;
-    }
-    out.push_str("</dl>\n");
     Ok(())
 }
 
@@ -768,24 +540,6 @@ fn class(status: Status) -> &'static str {
     }
 }
 
-/// A rule's anchor: its ID, which is already a fine fragment.
-fn anchor(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// An error code's entry on the page: `code-arguments_invalid`.
-fn code_anchor(code: &ErrorCode) -> String {
-    format!("code-{}", code.anchor())
-}
-
 /// A section's anchor: `s-the-answer`.
 fn section_anchor(name: &str) -> String {
     let mut slug = String::from("s-");
@@ -797,75 +551,6 @@ fn section_anchor(name: &str) -> String {
         }
     }
     slug
-}
-
-/// A gateway's text as a page shows it: terminal escape sequences (colours
-/// in logs) dropped, carriage returns dropped, other control characters
-/// replaced by U+FFFD. Still to be escaped.
-fn plain(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{1b}' => {
-                // CSI: ESC [ parameters, then one final byte in @..~.
-                if chars.next_if_eq(&'[').is_some() {
-                    for c in chars.by_ref() {
-                        if ('@'..='~').contains(&c) {
-                            break;
-                        }
-                    }
-                }
-            }
-            '\r' => {}
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Text escaped for HTML, in element content and in quoted attributes.
-struct Text<'a>(&'a str);
-
-impl Display for Text<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut rest = self.0;
-        while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
-            f.write_str(&rest[..at])?;
-            f.write_str(match rest.as_bytes()[at] {
-                b'&' => "&amp;",
-                b'<' => "&lt;",
-                b'>' => "&gt;",
-                b'"' => "&quot;",
-                _ => "&#39;",
-            })?;
-            rest = &rest[at + 1..];
-        }
-        f.write_str(rest)
-    }
-}
-
-/// A catalogue statement: escaped, with its `backticked` parts as code.
-struct Inline<'a>(&'a str);
-
-impl Display for Inline<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<&str> = self.0.split('`').collect();
-        if parts.len().is_multiple_of(2) {
-            // An unmatched backtick: show the text as written.
-            return Text(self.0).fmt(f);
-        }
-        for (index, part) in parts.iter().enumerate() {
-            if index % 2 == 1 {
-                write!(f, "<code>{}</code>", Text(part))?;
-            } else {
-                Text(part).fmt(f)?;
-            }
-        }
-        Ok(())
-    }
 }
 
 /// A status as a coloured label that says it in words too.
