@@ -77,6 +77,11 @@ fn build(workspace: &Path, dir: &Path) -> anyhow::Result<()> {
         // Nothing else: the docs site's binary would bring mdBook along.
         .args(["build", "--quiet", "--bin", NAME, "--target-dir"])
         .arg(target_dir);
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(set_by_cargo_for_this_process) {
+            cargo.env_remove(name);
+        }
+    }
     match dir.file_name().and_then(|n| n.to_str()) {
         Some("debug") | None => {}
         Some("release") => {
@@ -92,6 +97,28 @@ fn build(workspace: &Path, dir: &Path) -> anyhow::Result<()> {
         bail!("building the reference gateway failed ({status})");
     }
     Ok(())
+}
+
+/// Whether `name` is one of the variables `cargo run` and `cargo test` set
+/// for the harness itself (its package's name, version, manifest, ...).
+/// Left in place, they reach the nested build, where a build script that
+/// watches them (ring's watches `CARGO_PKG_NAME` and `CARGO_MANIFEST_DIR`)
+/// sees them changed since the outer build: ring and everything above it,
+/// rustls, reqwest and rmcp, were built again, 50 s of the first run, and
+/// again by the next plain build.
+fn set_by_cargo_for_this_process(name: &str) -> bool {
+    name.starts_with("CARGO_PKG_")
+        || matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_MANIFEST_LINKS"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+                | "CARGO_TARGET_TMPDIR"
+                | "OUT_DIR"
+        )
 }
 
 /// The first executable `file_name` in a folder of `PATH`.
@@ -112,5 +139,31 @@ fn is_executable(path: &Path) -> bool {
     #[cfg(not(unix))]
     {
         path.is_file()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::set_by_cargo_for_this_process as cleared;
+
+    #[test]
+    fn the_nested_build_keeps_the_user_s_cargo_settings_only() {
+        for name in [
+            "CARGO_PKG_NAME",
+            "CARGO_PKG_VERSION_MAJOR",
+            "CARGO_MANIFEST_DIR",
+            "OUT_DIR",
+        ] {
+            assert!(cleared(name), "{name}");
+        }
+        for name in [
+            "CARGO_HOME",
+            "CARGO_TARGET_DIR",
+            "CARGO_BUILD_JOBS",
+            "RUSTFLAGS",
+            "PATH",
+        ] {
+            assert!(!cleared(name), "{name}");
+        }
     }
 }

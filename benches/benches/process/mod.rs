@@ -34,6 +34,25 @@ pub fn gateway_binary(override_var: &str, also: &[&str]) -> PathBuf {
     cargo
         .arg("--target-dir")
         .arg(profile_dir.parent().expect("a target directory"));
+    // What `cargo bench` set for this process (CARGO_PKG_NAME, ...) would
+    // reach the nested build, where ring's build script watches some of
+    // them: ring, rustls, reqwest and rmcp would be built again, and again
+    // by the next plain build. As harness/src/reference.rs does.
+    for (name, _) in std::env::vars_os() {
+        let set_by_cargo = name.to_str().is_some_and(|name| {
+            name.starts_with("CARGO_PKG_")
+                || [
+                    "CARGO_MANIFEST_DIR",
+                    "CARGO_MANIFEST_PATH",
+                    "CARGO_CRATE_NAME",
+                ]
+                .contains(&name)
+                || ["CARGO_BIN_NAME", "CARGO_PRIMARY_PACKAGE", "OUT_DIR"].contains(&name)
+        });
+        if set_by_cargo {
+            cargo.env_remove(name);
+        }
+    }
     if profile_dir
         .file_name()
         .is_some_and(|name| name == "release")
