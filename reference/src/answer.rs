@@ -117,9 +117,18 @@ fn success(delivered: &Delivered, masker: &Masker) -> ToolAnswer {
             // TC-MASK-005: a credential that straddles the cut is masked
             // whole.
             let cut = char_boundary_at_or_before(body, BODY_LIMIT);
-            let mut text = String::from_utf8_lossy(&masker.mask_until(body, cut)).into_owned();
+            let notice = AgentMessage::BodyTruncated.render();
+            // The masked bytes become the text in place when they are UTF-8,
+            // grown once by the notice's length: appending to a buffer of
+            // exactly 1 MB would double it, and copying it would add
+            // another, 1 MB more per cut answer in flight either way.
+            let mut text =
+                String::from_utf8(masker.mask_until(body, cut)).unwrap_or_else(|not_utf8| {
+                    String::from_utf8_lossy(not_utf8.as_bytes()).into_owned()
+                });
+            text.reserve_exact(2 + notice.len());
             text.push_str("\n\n");
-            text.push_str(&AgentMessage::BodyTruncated.render());
+            text.push_str(&notice);
             ToolAnswer {
                 text,
                 is_error: false,
