@@ -9,7 +9,9 @@
 //! `Unstructured`'s choices, a property test a list of numbers proptest
 //! drew, so each keeps its own way of shrinking a failure.
 
-use crate::writings::{secrets, write_char, writings, Char, Writing, CHAR_WAYS};
+use crate::writings::{
+    recase_hex_letters, secrets, write_char, writings, Char, Writing, CHAR_WAYS,
+};
 
 /// Texts that have tripped gateways before: dot segments, encodings,
 /// control characters, header names, dates, numbers, the credential's
@@ -92,15 +94,7 @@ pub fn mixed(secret: &str, pick: &mut impl FnMut(usize) -> usize) -> String {
         let from = written.len();
         write_char(c, how, &mut written);
         if escapes(how) {
-            let recased: String = written[from..]
-                .chars()
-                .map(|c| match c.is_ascii_hexdigit() && c.is_ascii_alphabetic() {
-                    false => c,
-                    true if pick(2) == 0 => c.to_ascii_lowercase(),
-                    true => c.to_ascii_uppercase(),
-                })
-                .collect();
-            written.replace_range(from.., &recased);
+            recase_hex_letters(&mut written, from, || pick(2) == 0);
         }
     }
     written

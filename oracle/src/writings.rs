@@ -364,23 +364,25 @@ pub fn write_char(c: char, how: Char, out: &mut String) {
 }
 
 /// Turns the hex letters of the escapes written from `from` on to lower,
-/// upper, lower, ... case. Only for escapes: their only letters `a`-`f` are
-/// hex digits (`u` and `%` are neither).
+/// upper, lower, ... case.
 fn alternate_hex_case(out: &mut String, from: usize) {
-    let mut lower = true;
+    let mut lower = false;
+    recase_hex_letters(out, from, || {
+        lower = !lower;
+        lower
+    });
+}
+
+/// Writes each hex letter from `from` on in lower case when `lower()` says
+/// so, else upper. Only for escapes: their only letters `a`-`f` are hex
+/// digits (`u` and `%` are neither).
+pub(crate) fn recase_hex_letters(out: &mut String, from: usize, mut lower: impl FnMut() -> bool) {
     let recased: String = out[from..]
         .chars()
-        .map(|c| {
-            if !c.is_ascii_hexdigit() || c.is_ascii_digit() {
-                return c;
-            }
-            let recased = if lower {
-                c.to_ascii_lowercase()
-            } else {
-                c.to_ascii_uppercase()
-            };
-            lower = !lower;
-            recased
+        .map(|c| match c.is_ascii_hexdigit() && c.is_ascii_alphabetic() {
+            false => c,
+            true if lower() => c.to_ascii_lowercase(),
+            true => c.to_ascii_uppercase(),
         })
         .collect();
     out.replace_range(from.., &recased);
