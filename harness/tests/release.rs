@@ -52,7 +52,8 @@ fn the_release_archive_holds_both_binaries_and_its_checksum_verifies() {
     let built = release_build(&out, None);
     assert!(
         built.status.success(),
-        "{}",
+        "{}: {}",
+        built.status,
         String::from_utf8_lossy(&built.stderr)
     );
 
