@@ -22,6 +22,13 @@
 //!   `http-2025-11-25-raw` and `stdio-2025-11-25-raw` speak JSON-RPC with no
 //!   MCP client library (reqwest posts, or lines on the pipes): the gateway's
 //!   own share of a call.
+//! - with `--peer`, the peer: rmcp-openapi-server (Rust, on rmcp and
+//!   actix-web; `$CALLPATH_PEER`, or the binary `examples/peers/check
+//!   rmcp-openapi-server` installs under `target/peers/`) in front of the
+//!   same upstream with the same document as JSON, its credential as a
+//!   `--header`, `--stateful` so that its session is the one of
+//!   `http-2025-11-25`, called by the same rmcp client
+//!   (`rmcp-openapi-server`), at most 200 calls a round (`PEER_CALLS`).
 //!
 //! At each concurrency (1, 16 and 256 calls at a time) the paths take turns
 //! round by round (direct, http, http, stdio, direct, ...), so background load
@@ -43,7 +50,7 @@
 //! Options after `--`: `--rounds N` (per path and concurrency, default 5),
 //! `--calls N` (per round, default 2000), `--concurrency 1,16,256`,
 //! `--paths http-2025-11-25,stdio-2025-11-25` (gateway paths to run),
-//! `--memory`, `--list`, `--smoke`. `--smoke` is the CI guard: 8 rounds of
+//! `--memory`, `--list`, `--peer`, `--smoke`. `--smoke` is the CI guard: 8 rounds of
 //! 50 calls per path at 1 at a time, exiting 1 only when, for a raw session
 //! (HTTP or stdio), even the best round's median is more than 30x the
 //! median of the direct round before it (see `GUARDED` and `LIMIT`; the 40 ms
@@ -126,6 +133,8 @@ struct Options {
     paths: Option<Vec<String>>,
     memory: bool,
     list: bool,
+    /// Also the peer gateway, in the same rounds.
+    peer: bool,
     smoke: bool,
 }
 
@@ -138,6 +147,7 @@ impl Options {
             paths: None,
             memory: false,
             list: false,
+            peer: false,
             smoke: false,
         };
         let mut args = std::env::args().skip(1);
@@ -159,6 +169,7 @@ impl Options {
                 }
                 "--memory" => options.memory = true,
                 "--list" => options.list = true,
+                "--peer" => options.peer = true,
                 "--smoke" => {
                     options.smoke = true;
                     options.rounds = 8;
@@ -231,6 +242,10 @@ async fn run(options: Options) -> std::process::ExitCode {
         let gateway = Gateway::start(&gateway_bin, &document, &base_url, stdio).await;
         paths.push(Path_::mcp(label, gateway, era, transport).await);
     }
+    if options.peer {
+        let peer = Gateway::start_peer(&peer_binary(), &scratch, &base_url).await;
+        paths.push(Path_::mcp(PEER, peer, Era::Initialize, Transport::Http).await);
+    }
     for path in &paths {
         path.check().await;
     }
@@ -247,7 +262,12 @@ async fn run(options: Options) -> std::process::ExitCode {
         }
         for _ in 0..options.rounds {
             for (path, figures) in paths.iter().zip(&mut figures) {
-                let calls = options.calls.max(concurrency);
+                let calls = match path.label {
+                    // Its ~44 ms calls would make a round minutes long.
+                    PEER => options.calls.min(PEER_CALLS),
+                    _ => options.calls,
+                }
+                .max(concurrency);
                 let requests_before = upstream.requests().await;
                 let cpu_before = path.cpu_ticks();
                 let started = Instant::now();
@@ -438,6 +458,47 @@ impl Gateway {
         Gateway { child, url }
     }
 
+    /// rmcp-openapi-server as its README starts it, on a free port, with the
+    /// call's document as JSON (the only form it reads) and the credential
+    /// as a header on every upstream request. It is up once its port takes
+    /// a connection: it prints no address.
+    async fn start_peer(bin: &Path, scratch: &Path, base_url: &str) -> Gateway {
+        let document = scratch.join("callpath.json");
+        let json: serde_json::Value = yaml_serde::from_str(DOCUMENT).expect("the document");
+        std::fs::write(&document, json.to_string()).expect("the JSON document is written");
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new(bin)
+            .arg(&document)
+            .args(["--base-url", base_url])
+            .args(["--port", &port.to_string(), "--bind-address", "127.0.0.1"])
+            .args(["--header", &format!("Authorization: Bearer {CREDENTIAL}")])
+            .arg("--stateful")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|error| panic!("{} starts: {error}", bin.display()));
+        let started = Instant::now();
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{PEER} listens within 60 s"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Gateway {
+            child,
+            url: Some(format!("http://127.0.0.1:{port}/mcp")),
+        }
+    }
+
     /// SIGTERM, as a service manager stops it (so a profiler wrapped around
     /// it writes its data), then SIGKILL after 10 s.
     async fn stop(&mut self) {
@@ -457,6 +518,30 @@ impl Gateway {
     fn pid(&self) -> u32 {
         self.child.id().expect("the gateway runs")
     }
+}
+
+/// The peer's label in the table.
+const PEER: &str = "rmcp-openapi-server";
+/// The most calls the peer makes per round.
+const PEER_CALLS: usize = 200;
+
+/// `$CALLPATH_PEER`, or where `examples/peers/check rmcp-openapi-server`
+/// installs it.
+fn peer_binary() -> PathBuf {
+    let bin = std::env::var_os("CALLPATH_PEER").map_or_else(
+        || {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../target/peers/rmcp-openapi-server/bin/rmcp-openapi-server")
+        },
+        PathBuf::from,
+    );
+    assert!(
+        bin.is_file(),
+        "--peer: no {} (install it with `examples/peers/check rmcp-openapi-server`, about 30 \
+         minutes once, or name a binary in $CALLPATH_PEER)",
+        bin.display()
+    );
+    bin
 }
 
 /// `VmHWM` of a process, in bytes.
@@ -585,8 +670,14 @@ impl Path_ {
                     .map(|text| text.text.clone())
                     .unwrap_or_default();
                 assert_eq!(result.is_error, Some(false), "{}: {text}", self.label);
+                // The peer writes a report around the body: the body is
+                // what follows its "Response Body:" line.
+                let body = match text.split_once("Response Body:\n") {
+                    Some((_, body)) if self.label == PEER => body,
+                    _ => &text,
+                };
                 let shown: serde_json::Value =
-                    serde_json::from_str(&text).expect("the answer is the upstream's JSON");
+                    serde_json::from_str(body).expect("the answer is the upstream's JSON");
                 let sent: serde_json::Value = serde_json::from_slice(ANSWER).expect("JSON");
                 assert_eq!(
                     shown, sent,
