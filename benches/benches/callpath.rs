@@ -12,6 +12,13 @@
 //!   started once per path with a one-tool document, as users start it:
 //!   `serve --openapi ... --base-url ... --listen 127.0.0.1:0` (one process per
 //!   HTTP path, so each has its own CPU and memory figures) or `--stdio`;
+//! - a floor: the least any gateway process adds, a plain HTTP forwarder
+//!   (hyper's server and pooled client, one thread, no MCP, no checks) in a
+//!   process of its own (this bench started again with `--serve-proxy`), which
+//!   sends each request on to the upstream and its answer back: `proxy-floor`,
+//!   called with reqwest as `direct` is. What a gateway costs beyond it is
+//!   its own work; up to it, the hop's (two more loopback transfers and
+//!   wake-ups per call);
 //! - clients: reqwest straight to the upstream (`direct`), and rmcp's client
 //!   calling the tool through the gateway over Streamable HTTP with an
 //!   `initialize` session (`http-2025-11-25`), over Streamable HTTP with
@@ -83,8 +90,8 @@ use tokio::process::{Child, Command};
 
 mod process;
 use process::{
-    cpu_ticks, gateway_binary, load_average, serve_upstream, start_upstream, ticks_per_second,
-    Status,
+    cpu_ticks, gateway_binary, load_average, serve_upstream, start_serving, start_upstream,
+    ticks_per_second, Status,
 };
 
 /// The upstream's answer to every call: 35 bytes of JSON.
@@ -193,6 +200,14 @@ fn main() -> std::process::ExitCode {
         serve_upstream(|listener| accept_upstream(listener, Arc::new(AtomicU64::new(0))));
         return std::process::ExitCode::SUCCESS;
     }
+    if let Some(upstream) = std::env::args()
+        .skip_while(|arg| arg != "--serve-proxy")
+        .nth(1)
+    {
+        let upstream: SocketAddr = upstream.parse().expect("--serve-proxy ADDRESS");
+        serve_upstream(|listener| forward(listener, upstream));
+        return std::process::ExitCode::SUCCESS;
+    }
     let options = Options::parse();
     // Every client here (reqwest, rmcp's) needs the crypto provider the
     // gateway installs for itself.
@@ -219,7 +234,8 @@ async fn run(options: Options) -> std::process::ExitCode {
     );
     eprintln!("callpath: load average at start: {}", load_average());
 
-    let mut paths = vec![Path_::direct(&upstream)];
+    let proxy = Proxy::start(upstream.address).await;
+    let mut paths = vec![Path_::direct(&upstream), Path_::proxy(&proxy)];
     for (label, era, transport) in [
         ("http-2025-11-25", Era::Initialize, Transport::Http),
         ("http-2026-07-28", Era::Discover, Transport::Http),
@@ -406,6 +422,71 @@ fn upstream_answer(big: bool) -> hyper::Response<BoxBody<Bytes, Infallible>> {
     }
 }
 
+// ---------------------------------------------------------------- floor
+
+/// The `proxy-floor` process: where it listens, and its pid for its CPU.
+struct Proxy {
+    address: SocketAddr,
+    pid: u32,
+    _process: Child,
+}
+
+impl Proxy {
+    async fn start(upstream: SocketAddr) -> Proxy {
+        let (process, address) = start_serving(&["--serve-proxy", &upstream.to_string()]).await;
+        Proxy {
+            address,
+            pid: process.id().expect("the proxy runs"),
+            _process: process,
+        }
+    }
+}
+
+/// Forwards every request to `upstream` on pooled connections and passes
+/// its answer back: the work of a hop and nothing else.
+async fn forward(listener: tokio::net::TcpListener, upstream: SocketAddr) {
+    let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    connector.set_nodelay(true);
+    let client: hyper_util::client::legacy::Client<_, Incoming> =
+        hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+            .build(connector);
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let client = client.clone();
+        tokio::spawn(async move {
+            let service =
+                hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+                    let client = client.clone();
+                    async move {
+                        let path = request
+                            .uri()
+                            .path_and_query()
+                            .map_or("/", |path| path.as_str());
+                        *request.uri_mut() =
+                            format!("http://{upstream}{path}").parse().expect("a URI");
+                        match client.request(request).await {
+                            Ok(answer) => Ok::<_, Infallible>(answer.map(BodyExt::boxed)),
+                            Err(_) => Ok(hyper::Response::builder()
+                                .status(502)
+                                .body(
+                                    Full::new(Bytes::from_static(b"upstream failed"))
+                                        .map_err(|never| match never {})
+                                        .boxed(),
+                                )
+                                .expect("a response")),
+                        }
+                    }
+                });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
 // ---------------------------------------------------------------- gateway
 
 /// A gateway process, started as a user starts it.
@@ -585,10 +666,13 @@ struct Path_ {
 }
 
 enum How {
+    /// A plain GET, to the upstream or through the forwarder.
     Direct {
         client: reqwest::Client,
         url: String,
-        upstream_pid: u32,
+        /// The process whose CPU the row shows: the upstream for `direct`,
+        /// the forwarder for `proxy-floor`.
+        served_by: u32,
     },
     Mcp {
         gateway: Gateway,
@@ -608,7 +692,19 @@ impl Path_ {
             how: How::Direct {
                 client: plain_client(),
                 url: format!("http://{}/pets/1", upstream.address),
-                upstream_pid: upstream.pid,
+                served_by: upstream.pid,
+            },
+        }
+    }
+
+    /// The same call as `direct`, through the forwarder.
+    fn proxy(proxy: &Proxy) -> Path_ {
+        Path_ {
+            label: "proxy-floor",
+            how: How::Direct {
+                client: plain_client(),
+                url: format!("http://{}/pets/1", proxy.address),
+                served_by: proxy.pid,
             },
         }
     }
@@ -725,11 +821,11 @@ impl Path_ {
         }
     }
 
-    /// CPU ticks of the process serving the call: the gateway, or for
-    /// `direct` the upstream process.
+    /// CPU ticks of the process serving the call: the gateway, the
+    /// forwarder, or for `direct` the upstream process.
     fn cpu_ticks(&self) -> u64 {
         match &self.how {
-            How::Direct { upstream_pid, .. } => cpu_ticks(*upstream_pid),
+            How::Direct { served_by, .. } => cpu_ticks(*served_by),
             How::Mcp { gateway, .. } => cpu_ticks(gateway.pid()),
         }
     }

@@ -129,22 +129,28 @@ impl Status {
 /// process of its own, so that its work is neither the gateway's nor the
 /// clients': the process (ended when dropped), and where it listens.
 pub async fn start_upstream() -> (tokio::process::Child, std::net::SocketAddr) {
+    start_serving(&["--serve-upstream"]).await
+}
+
+/// This bench started again with `args`, serving in a process of its own
+/// (see [`serve_upstream`]): the process, and where it listens.
+pub async fn start_serving(args: &[&str]) -> (tokio::process::Child, std::net::SocketAddr) {
     use tokio::io::AsyncBufReadExt as _;
     let exe = std::env::current_exe().expect("the bench knows its path");
     let mut process = tokio::process::Command::new(exe)
-        .arg("--serve-upstream")
+        .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
-        .expect("the upstream starts");
+        .expect("the process starts");
     let stdout = process.stdout.take().expect("stdout is piped");
     let line = tokio::io::BufReader::new(stdout)
         .lines()
         .next_line()
         .await
         .expect("the upstream's stdout reads")
-        .expect("the upstream says where it listens");
+        .expect("the process says where it listens");
     (process, line.trim().parse().expect("an address"))
 }
 
