@@ -23,8 +23,8 @@
 //!   calling the tool through the gateway over Streamable HTTP with an
 //!   `initialize` session (`http-2025-11-25`), over Streamable HTTP with
 //!   `server/discover` and no session (`http-2026-07-28`), and over stdio in
-//!   either era (`stdio-2025-11-25`, `stdio-2026-07-28`). The HTTP clients keep their connections, as the
-//!   direct one does; `http-2025-11-25-unpooled` is rmcp's default client,
+//!   either era (`stdio-2025-11-25`, `stdio-2026-07-28`). The HTTP clients
+//!   keep their connections, as the direct one does; `http-2025-11-25-unpooled` is rmcp's default client,
 //!   which opens a TCP connection per call (rmcp turns pooling off there).
 //!   `http-2025-11-25-raw` and `stdio-2025-11-25-raw` speak JSON-RPC with no
 //!   MCP client library (reqwest posts, or lines on the pipes): the gateway's
@@ -41,9 +41,9 @@
 //! round by round (direct, http, http, stdio, direct, ...), so background load
 //! hits them alike. For each path: median and p99 latency, calls per second,
 //! the gateway's CPU per call (utime + stime from `/proc/<pid>/stat` over its
-//! rounds; for `direct`, the upstream's), its peak RSS (`VmHWM`, reset
-//! before each concurrency through `/proc/<pid>/clear_refs`), and each figure
-//! over direct's.
+//! rounds; for `direct`, the upstream's; for `proxy-floor`, the forwarder's),
+//! its peak RSS (`VmHWM`, reset before each concurrency through
+//! `/proc/<pid>/clear_refs`), and each figure over direct's.
 //!
 //! Run (the bench profile is the release one):
 //!
@@ -51,14 +51,15 @@
 //! nice cargo bench -p hosted-mcp-benches --bench callpath            # the table
 //! nice cargo bench -p hosted-mcp-benches --bench callpath -- --memory  # + 100 calls x 100 MB
 //! nice cargo bench -p hosted-mcp-benches --bench callpath -- --list   # + tools/list of Stripe
+//! nice cargo bench -p hosted-mcp-benches --bench callpath -- --peer   # + rmcp-openapi-server
 //! cargo test --workspace --bench callpath -- --smoke                  # CI's guard (debug build)
 //! ```
 //!
 //! Options after `--`: `--rounds N` (per path and concurrency, default 5),
 //! `--calls N` (per round, default 2000), `--concurrency 1,16,256`,
 //! `--paths http-2025-11-25,stdio-2025-11-25` (gateway paths to run),
-//! `--memory`, `--list`, `--peer`, `--smoke`. `--smoke` is the CI guard: 8 rounds of
-//! 50 calls per path at 1 at a time, exiting 1 only when, for a raw session
+//! `--memory`, `--list`, `--peer`, `--smoke`. `--smoke` is the CI guard: 8
+//! rounds of 50 calls per path at 1 at a time, exiting 1 only when, for a raw session
 //! (HTTP or stdio), even the best round's median is more than 30x the
 //! median of the direct round before it (see `GUARDED` and `LIMIT`; the 40 ms
 //! Nagle stall of issue 8 is over 300x here even with the debug gateway).
