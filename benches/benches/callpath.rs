@@ -78,7 +78,6 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Full, StreamBody};
 use hyper::body::{Frame, Incoming};
-use hyper_util::rt::TokioIo;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, ProtocolVersion,
 };
@@ -91,8 +90,8 @@ use tokio::process::{Child, Command};
 
 mod process;
 use process::{
-    cpu_ticks, gateway_binary, load_average, serve_upstream, start_serving, start_upstream,
-    ticks_per_second, Status,
+    cpu_ticks, gateway_binary, load_average, serve_connections, serve_upstream, start_serving,
+    start_upstream, ticks_per_second, Status,
 };
 
 /// The upstream's answer to every call: 35 bytes of JSON.
@@ -371,28 +370,20 @@ impl Upstream {
 }
 
 async fn accept_upstream(listener: tokio::net::TcpListener, requests: Arc<AtomicU64>) {
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let _ = stream.set_nodelay(true);
+    serve_connections(listener, |_| {
         let requests = requests.clone();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-                let answer = match request.uri().path() {
-                    "/requests" => counted(requests.load(Ordering::Relaxed)),
-                    path => {
-                        requests.fetch_add(1, Ordering::Relaxed);
-                        upstream_answer(path == "/big")
-                    }
-                };
-                async move { Ok::<_, Infallible>(answer) }
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
+        hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+            let answer = match request.uri().path() {
+                "/requests" => counted(requests.load(Ordering::Relaxed)),
+                path => {
+                    requests.fetch_add(1, Ordering::Relaxed);
+                    upstream_answer(path == "/big")
+                }
+            };
+            async move { Ok::<_, Infallible>(answer) }
+        })
+    })
+    .await
 }
 
 fn counted(requests: u64) -> hyper::Response<BoxBody<Bytes, Infallible>> {
@@ -451,41 +442,31 @@ async fn forward(listener: tokio::net::TcpListener, upstream: SocketAddr) {
     let client: hyper_util::client::legacy::Client<_, Incoming> =
         hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
             .build(connector);
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let _ = stream.set_nodelay(true);
+    serve_connections(listener, |_| {
         let client = client.clone();
-        tokio::spawn(async move {
-            let service =
-                hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
-                    let client = client.clone();
-                    async move {
-                        let path = request
-                            .uri()
-                            .path_and_query()
-                            .map_or("/", |path| path.as_str());
-                        *request.uri_mut() =
-                            format!("http://{upstream}{path}").parse().expect("a URI");
-                        match client.request(request).await {
-                            Ok(answer) => Ok::<_, Infallible>(answer.map(BodyExt::boxed)),
-                            Err(_) => Ok(hyper::Response::builder()
-                                .status(502)
-                                .body(
-                                    Full::new(Bytes::from_static(b"upstream failed"))
-                                        .map_err(|never| match never {})
-                                        .boxed(),
-                                )
-                                .expect("a response")),
-                        }
-                    }
-                });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
+        hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+            let client = client.clone();
+            async move {
+                let path = request
+                    .uri()
+                    .path_and_query()
+                    .map_or("/", |path| path.as_str());
+                *request.uri_mut() = format!("http://{upstream}{path}").parse().expect("a URI");
+                match client.request(request).await {
+                    Ok(answer) => Ok::<_, Infallible>(answer.map(BodyExt::boxed)),
+                    Err(_) => Ok(hyper::Response::builder()
+                        .status(502)
+                        .body(
+                            Full::new(Bytes::from_static(b"upstream failed"))
+                                .map_err(|never| match never {})
+                                .boxed(),
+                        )
+                        .expect("a response")),
+                }
+            }
+        })
+    })
+    .await
 }
 
 // ---------------------------------------------------------------- gateway

@@ -64,7 +64,6 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -72,8 +71,8 @@ use tokio::time::MissedTickBehavior;
 
 mod process;
 use process::{
-    cpu_ticks, gateway_binary, load_average, serve_upstream, start_upstream, ticks_per_second,
-    Status,
+    cpu_ticks, gateway_binary, load_average, serve_connections, serve_upstream, start_upstream,
+    ticks_per_second, Status,
 };
 
 /// The credential the gateway holds.
@@ -1034,21 +1033,13 @@ impl Upstream {
 }
 
 async fn accept_upstream(listener: tokio::net::TcpListener) {
-    loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let _ = stream.set_nodelay(true);
+    serve_connections(listener, |stream| {
         let socket = stream.as_raw_fd();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-                upstream_answer(request.uri().path().to_owned(), socket)
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
+        hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+            upstream_answer(request.uri().path().to_owned(), socket)
+        })
+    })
+    .await
 }
 
 /// The answer for `path`; for `/reset`, an error, on which hyper drops the

@@ -177,3 +177,36 @@ where
         }
     });
 }
+
+/// Accepts connections on `listener` for ever and serves each over
+/// HTTP/1.1 with the service `service_for` makes for it, Nagle off so that
+/// every answer leaves as soon as it is written: the loop of each server
+/// process the benches start.
+pub async fn serve_connections<Serve, Answer>(
+    listener: tokio::net::TcpListener,
+    service_for: impl Fn(&tokio::net::TcpStream) -> Serve,
+) where
+    Serve: hyper::service::Service<
+            hyper::Request<hyper::body::Incoming>,
+            Response = hyper::Response<Answer>,
+        > + Send
+        + 'static,
+    Serve::Future: Send + 'static,
+    Serve::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    Answer: hyper::body::Body + Send + 'static,
+    Answer::Data: Send,
+    Answer::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let service = service_for(&stream);
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
