@@ -669,24 +669,23 @@ enum McpClient {
 
 impl Path_ {
     fn direct(upstream: &Upstream) -> Path_ {
-        Path_ {
-            label: "direct",
-            how: How::Direct {
-                client: plain_client(),
-                url: format!("http://{}/pets/1", upstream.address),
-                served_by: upstream.pid,
-            },
-        }
+        Path_::plain_get("direct", upstream.address, upstream.pid)
     }
 
     /// The same call as `direct`, through the forwarder.
     fn proxy(proxy: &Proxy) -> Path_ {
+        Path_::plain_get("proxy-floor", proxy.address, proxy.pid)
+    }
+
+    /// The upstream's `GET /pets/1` sent to `address`, whose work is
+    /// `served_by`'s.
+    fn plain_get(label: &'static str, address: SocketAddr, served_by: u32) -> Path_ {
         Path_ {
-            label: "proxy-floor",
+            label,
             how: How::Direct {
                 client: plain_client(),
-                url: format!("http://{}/pets/1", proxy.address),
-                served_by: proxy.pid,
+                url: format!("http://{address}/pets/1"),
+                served_by,
             },
         }
     }
