@@ -646,12 +646,7 @@ impl Gateway {
         let deadline = Instant::now() + within;
         loop {
             if let Some(status) = self.child.try_wait().ok().flatten() {
-                return Err(self
-                    .failure(
-                        format!("it exited during start-up ({status})"),
-                        Some(status),
-                    )
-                    .await);
+                return Err(self.exited_during_start_up(status).await);
             }
             if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
                 return Ok(());
@@ -699,14 +694,20 @@ impl Gateway {
         self.stdio.take()
     }
 
-    /// Waits up to `within` for the gateway to exit; its status and stderr if
-    /// it did, `None` if it is still running.
+    /// Waits up to `within` for a gateway still starting (a stdio one before
+    /// its handshake) to exit; its status and stderr if it did, worded as
+    /// for a port that never opened, `None` if it is still running.
     pub async fn exit_within(&mut self, within: Duration) -> Option<StartFailure> {
         let status = timeout(within, self.child.wait()).await.ok()?.ok()?;
-        Some(
-            self.failure(format!("it exited ({status})"), Some(status))
-                .await,
+        Some(self.exited_during_start_up(status).await)
+    }
+
+    async fn exited_during_start_up(&mut self, status: ExitStatus) -> StartFailure {
+        self.failure(
+            format!("it exited during start-up ({status})"),
+            Some(status),
         )
+        .await
     }
 
     /// The gateway's exit status, if it has exited.

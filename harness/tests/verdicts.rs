@@ -273,6 +273,54 @@ fn a_gateway_that_does_not_start_is_an_error_not_a_broken_rule() {
     );
 }
 
+/// A gateway that exits at start-up on one kind of document breaks the rule
+/// that wants it loaded, over stdio as over HTTP: a stdio gateway gone
+/// before its handshake has not started, as an HTTP one whose port never
+/// opened, and neither exited "during the scenario".
+#[test]
+fn an_exit_at_start_up_is_judged_alike_over_both_transports() {
+    let refusing_swagger = |serve: &str| {
+        format!(
+            "sh -c 'if grep -q swagger \"$1\"; then echo \"gw: Swagger 2.0 is not supported\" >&2; \
+             exit 2; fi; exec \"$0\" serve --openapi \"$1\" --base-url \"$2\" {serve}' {} \
+             {{openapi}} {{base_url}}",
+            reference()
+        )
+    };
+    let http = format!("{} {{port}}", refusing_swagger("--listen \"127.0.0.1:$3\""));
+    for (transport, template) in [("http", http), ("stdio", refusing_swagger("--stdio"))] {
+        let run = harness(
+            &format!("exit-at-start-up-{transport}"),
+            &[
+                "--transport",
+                transport,
+                "--gateway",
+                &template,
+                "--tags",
+                "@TC-LOAD-007 or @TC-HINT-001",
+            ],
+        );
+        let swagger = run.rule("TC-LOAD-007");
+        assert_eq!(swagger["status"], "not_met", "{transport}: {}", run.stdout);
+        assert_eq!(
+            swagger["scenarios"][0]["summary"],
+            "the gateway did not start: it exited during start-up (exit status: 2)",
+            "{transport}: {}",
+            run.stdout
+        );
+        let scenario = run.report["scenarios"]
+            .as_array()
+            .and_then(|all| all.iter().find(|s| s["rules"][0] == "TC-LOAD-007"))
+            .expect("the Swagger scenario is in the report");
+        assert_eq!(
+            scenario["failure"]["stderr"], "gw: Swagger 2.0 is not supported\n",
+            "{transport}: {scenario}"
+        );
+        assert_eq!(run.rule("TC-HINT-001")["status"], "passed", "{transport}");
+        assert_eq!(run.count("error"), 0, "{transport}: {}", run.stdout);
+    }
+}
+
 /// A gateway that never starts is found out from its first few launches:
 /// the rest are not launched, every scenario is an error of that one cause,
 /// shown once with the command as run, and no rule passes.

@@ -276,18 +276,20 @@ impl Lifecycle {
                         self.relaunch("did not answer the MCP handshake", notes);
                         continue;
                     }
-                    let failure = match exited {
-                        Some(exited) => exited,
-                        None => {
-                            let reason = format!("its MCP handshake failed: {error:#}");
-                            running.gateway.failure(reason, None).await
-                        }
-                    };
-                    running.failed_handshake = Some(failure.clone());
                     // The turn ends once the failure is known: the next
                     // launch is not made when it makes this one the last.
-                    self.launch_failed(&failure);
                     self.slot = None;
+                    if let Some(exited) = exited {
+                        // Gone before its handshake, it did not start: the
+                        // verdict an HTTP gateway gets whose port never opened.
+                        self.launch_failed(&exited);
+                        self.life = Life::FailedToStart(exited.clone());
+                        return Err(exited.into());
+                    }
+                    let reason = format!("its MCP handshake failed: {error:#}");
+                    let failure = running.gateway.failure(reason, None).await;
+                    running.failed_handshake = Some(failure.clone());
+                    self.launch_failed(&failure);
                     // What the gateway said on stderr goes with the report.
                     return Err(error.context(format!(
                         "connecting to the gateway over {} failed",
