@@ -168,6 +168,16 @@ fn one_byte_more_is_cut_with_a_note() {
     assert!(!answer.is_error);
 }
 
+/// The cut text is the masked bytes grown once, by the note's exact length:
+/// an append to a buffer of exactly 1 MB would double it, which the memory
+/// bound on 100 cut answers in flight does not allow for.
+#[test]
+fn a_cut_text_takes_no_more_memory_than_its_length() {
+    let body = "a".repeat(BODY_LIMIT + 1);
+    let answer = interpret(&read(200, Some("text/plain"), body.as_bytes()), &masker());
+    assert_eq!(answer.text.capacity(), answer.text.len());
+}
+
 #[rstest]
 #[case::two_bytes("é", 1)]
 #[case::three_bytes("€", 1)]
