@@ -103,6 +103,20 @@ impl fmt::Display for HandshakeTimedOut {
 
 impl std::error::Error for HandshakeTimedOut {}
 
+/// A stdio gateway wrote no JSON-RPC message before its handshake failed:
+/// it never answered, as opposed to one that answered wrong. If it has
+/// exited too, it did not start.
+#[derive(Debug)]
+pub struct HandshakeUnanswered(String);
+
+impl fmt::Display for HandshakeUnanswered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for HandshakeUnanswered {}
+
 /// The MCP endpoint answered the handshake with HTTP 401, 403, 404 or 405:
 /// the client is not let in there, or nothing serves MCP there. That says
 /// how the gateway was reached (`--endpoint`, `--client-auth`), not how it
@@ -174,7 +188,15 @@ impl McpClient {
     ) -> anyhow::Result<Self> {
         let wire = WireLog::default();
         let stdout = Tap::new(stdout, wire.clone());
-        Self::connect((stdout, stdin), era, wire, within).await
+        Self::connect((stdout, stdin), era, wire.clone(), within)
+            .await
+            .map_err(|error| {
+                if wire.stdout_messages() == 0 && !error.is::<HandshakeTimedOut>() {
+                    anyhow::Error::new(HandshakeUnanswered(format!("{error:#}")))
+                } else {
+                    error
+                }
+            })
     }
 
     async fn connect<T, E, A>(

@@ -694,10 +694,20 @@ impl Gateway {
         self.stdio.take()
     }
 
-    /// Waits up to `within` for a gateway still starting (a stdio one before
-    /// its handshake) to exit; its status and stderr if it did, worded as
-    /// for a port that never opened, `None` if it is still running.
+    /// Waits up to `within` for the gateway to exit; its status and stderr if
+    /// it did, `None` if it is still running.
     pub async fn exit_within(&mut self, within: Duration) -> Option<StartFailure> {
+        let status = timeout(within, self.child.wait()).await.ok()?.ok()?;
+        Some(
+            self.failure(format!("it exited ({status})"), Some(status))
+                .await,
+        )
+    }
+
+    /// [`Self::exit_within`] for a gateway still starting (a stdio one that
+    /// has not answered its handshake), worded as for a port that never
+    /// opened.
+    pub async fn exit_during_start_up(&mut self, within: Duration) -> Option<StartFailure> {
         let status = timeout(within, self.child.wait()).await.ok()?.ok()?;
         Some(self.exited_during_start_up(status).await)
     }

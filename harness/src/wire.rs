@@ -169,6 +169,11 @@ impl WireLog {
         })
     }
 
+    /// How many JSON-RPC messages a stdio gateway wrote on stdout so far.
+    pub fn stdout_messages(&self) -> usize {
+        self.with(|log| log.stdout_lines.messages)
+    }
+
     fn saw_event(&self, event: &Sse) {
         let size = event.data.as_deref().map_or(0, str::len);
         self.with(|log| log.largest_event = log.largest_event.max(size));
@@ -512,6 +517,8 @@ impl ObservedHttp {
 struct StdoutLines {
     /// The line under way, up to its newline.
     line: Vec<u8>,
+    /// Lines that were one JSON-RPC message each.
+    messages: usize,
     strays: usize,
     first_stray: Option<String>,
 }
@@ -539,6 +546,7 @@ impl StdoutLines {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let message = serde_json::from_slice::<JsonRpc>(line);
         if message.is_ok_and(|m| m.jsonrpc == "2.0") {
+            self.messages += 1;
             return;
         }
         self.strays += 1;

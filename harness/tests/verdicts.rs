@@ -321,6 +321,43 @@ fn an_exit_at_start_up_is_judged_alike_over_both_transports() {
     }
 }
 
+/// A stdio gateway that answers the handshake wrongly has started: its exit
+/// once the failed session closes its stdin is no exit at start-up, and the
+/// rule is judged on what it answered.
+#[test]
+fn a_wrong_answer_to_the_handshake_is_judged_not_taken_for_a_start_failure() {
+    let gateway = format!(
+        "python3 {} {{openapi}} {{base_url}}",
+        test_gateway("initialize_only.py")
+    );
+    let run = harness(
+        "initialize-only",
+        &[
+            "--transport",
+            "stdio",
+            "--gateway",
+            &gateway,
+            "--tags",
+            "@TC-PROTO-003",
+        ],
+    );
+    assert_eq!(
+        run.rule("TC-PROTO-003")["status"],
+        "failed",
+        "{}",
+        run.stdout
+    );
+    let summary = run.rule("TC-PROTO-003")["scenarios"][0]["summary"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        summary.contains("Method not found") && !summary.contains("did not start"),
+        "{summary}\n{}",
+        run.stdout
+    );
+}
+
 /// A gateway that never starts is found out from its first few launches:
 /// the rest are not launched, every scenario is an error of that one cause,
 /// shown once with the command as run, and no rule passes.

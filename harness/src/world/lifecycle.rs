@@ -24,7 +24,9 @@ use self::{
 };
 use super::{upstream::ScenarioUpstream, verdict::Notes};
 use crate::{
-    client::{EndpointRefused, Era, HandshakeTimedOut, McpClient, CONNECT_TIMEOUT},
+    client::{
+        EndpointRefused, Era, HandshakeTimedOut, HandshakeUnanswered, McpClient, CONNECT_TIMEOUT,
+    },
     folder::ScenarioDir,
     health::{Health, Refusal},
     launch::{Gateway, Invocation, Launch, Launcher, StartFailure, Transport},
@@ -270,26 +272,40 @@ impl Lifecycle {
                 Err(error) => {
                     // Launches that failed alike must read alike: one that
                     // is exiting is reported with its status and last words.
-                    let exited = running.gateway.exit_within(EXIT_SEEN_WITHIN).await;
+                    let unanswered = error.is::<HandshakeUnanswered>();
+                    let exited = if unanswered {
+                        running.gateway.exit_during_start_up(EXIT_SEEN_WITHIN).await
+                    } else {
+                        running.gateway.exit_within(EXIT_SEEN_WITHIN).await
+                    };
                     if exited.is_none() && may_relaunch && error.is::<HandshakeTimedOut>() {
                         self.life = Life::NotLaunched;
                         self.relaunch("did not answer the MCP handshake", notes);
                         continue;
                     }
+                    let failure = match exited {
+                        // Gone before it answered a word, it did not start:
+                        // the verdict an HTTP gateway gets whose port never
+                        // opened. One that answered and then went (its
+                        // stdin closes with the failed session) started.
+                        Some(exited) if unanswered => {
+                            // As below, the turn ends once the failure is known.
+                            self.launch_failed(&exited);
+                            self.slot = None;
+                            self.life = Life::FailedToStart(exited.clone());
+                            return Err(exited.into());
+                        }
+                        Some(exited) => exited,
+                        None => {
+                            let reason = format!("its MCP handshake failed: {error:#}");
+                            running.gateway.failure(reason, None).await
+                        }
+                    };
+                    running.failed_handshake = Some(failure.clone());
                     // The turn ends once the failure is known: the next
                     // launch is not made when it makes this one the last.
-                    self.slot = None;
-                    if let Some(exited) = exited {
-                        // Gone before its handshake, it did not start: the
-                        // verdict an HTTP gateway gets whose port never opened.
-                        self.launch_failed(&exited);
-                        self.life = Life::FailedToStart(exited.clone());
-                        return Err(exited.into());
-                    }
-                    let reason = format!("its MCP handshake failed: {error:#}");
-                    let failure = running.gateway.failure(reason, None).await;
-                    running.failed_handshake = Some(failure.clone());
                     self.launch_failed(&failure);
+                    self.slot = None;
                     // What the gateway said on stderr goes with the report.
                     return Err(error.context(format!(
                         "connecting to the gateway over {} failed",
