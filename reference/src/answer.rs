@@ -17,7 +17,7 @@ use reqwest::StatusCode;
 use crate::deliver::Delivered;
 use crate::errors::{AgentMessage, BodySize, ErrorCode, BODY_LIMIT, ERROR_BODY_LIMIT};
 
-pub use mask::{Masker, MASK};
+pub use mask::{secret_forms, Masker, MASK};
 
 /// What a tool call hands back to the agent: text, and whether it is an error.
 #[derive(Debug, Clone, PartialEq, Eq)]

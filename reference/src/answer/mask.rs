@@ -56,15 +56,18 @@ impl Masker {
     /// authentication its base64 form and the password on its own (TC-MASK-006).
     /// An absent or empty credential masks nothing.
     pub fn new(credential: Option<&str>, placement: Option<&CredentialPlacement>) -> Masker {
-        let Some(credential) = credential.filter(|secret| !secret.is_empty()) else {
-            return Masker::default();
-        };
-        let mut secrets = vec![credential.to_owned()];
-        if placement == Some(&CredentialPlacement::Basic) {
-            let pair = basic_pair(credential);
-            secrets.push(base64::engine::general_purpose::STANDARD.encode(pair.as_ref()));
-            secrets.extend(basic_secret_part(&pair).map(str::to_owned));
-        }
+        Masker::of(credential.map(|credential| secret_forms(credential, placement)))
+    }
+
+    /// Masks each of `secrets` (forms of credentials, as [`secret_forms`]
+    /// gives them), in every writing: a gateway that holds several stored
+    /// credentials masks all of them in every answer.
+    pub fn of(secrets: impl IntoIterator<Item = Vec<String>>) -> Masker {
+        let mut secrets: Vec<String> = secrets
+            .into_iter()
+            .flatten()
+            .filter(|secret| !secret.is_empty())
+            .collect();
         secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         secrets.dedup();
         Masker {
@@ -177,6 +180,22 @@ impl Masker {
         }
         found
     }
+}
+
+/// What of a credential is secret: the credential, and for basic
+/// authentication its base64 form and the password alone (TC-MASK-006).
+/// None for an empty credential.
+pub fn secret_forms(credential: &str, placement: Option<&CredentialPlacement>) -> Vec<String> {
+    if credential.is_empty() {
+        return Vec::new();
+    }
+    let mut secrets = vec![credential.to_owned()];
+    if placement == Some(&CredentialPlacement::Basic) {
+        let pair = basic_pair(credential);
+        secrets.push(base64::engine::general_purpose::STANDARD.encode(pair.as_ref()));
+        secrets.extend(basic_secret_part(&pair).map(str::to_owned));
+    }
+    secrets
 }
 
 /// For basic authentication (`user:password`), the part that is secret on
