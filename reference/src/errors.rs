@@ -115,6 +115,9 @@ pub enum Delivery {
     ToolError,
     /// A note inside a successful tool result.
     Note,
+    /// An HTTP status (400, 401, 403 or 503) with the message as its body,
+    /// before any MCP message is read: the agent was not let in.
+    HttpRefusal,
 }
 
 /// What produces a code.
@@ -162,6 +165,89 @@ catalogue! {
         example: AgentMessage::ToolUnknown {
             name: "listPets2".into(),
         },
+    }
+    AgentUnauthenticated {
+        code: "AGENT_UNAUTHENTICATED",
+        delivery: HttpRefusal,
+        produced_by: ProducedBy::Reference(
+            "letting in only the agents the operator names (`--agent-keys`, `--oauth-issuer`, \
+             or an API's `agents` in the config file): HTTP 401; `reference/tests/agents.rs` \
+             produces it",
+        ),
+        meaning: "The request to the MCP endpoint showed no credential, and this gateway lets in \
+                  only agents that show one (a key, or an access token). HTTP 401, with a \
+                  `WWW-Authenticate` header that names how; under MCP authorization it points at \
+                  the protected-resource metadata, from which an MCP client finds the \
+                  authorization server. Nothing reached the API.",
+        agent: "Show the credential the gateway's operator gave you (a key), or let your MCP client get an access token: it follows `WWW-Authenticate` on its own.",
+        operator: "Give the agent a key (`hosted-mcp-gateway agent-key`) or a client of your authorization server; the start-up line says who is let in.",
+        example: AgentMessage::AgentUnauthenticated,
+    }
+    AgentRefused {
+        code: "AGENT_REFUSED",
+        delivery: HttpRefusal,
+        produced_by: ProducedBy::Reference(
+            "checking the agents' keys and access tokens: HTTP 401 for a key not in the keys \
+             file, or a token that is expired, not yet valid, for another resource, from \
+             another issuer, badly signed or signed by an algorithm not taken; \
+             `reference/tests/agents.rs` produces each",
+        ),
+        meaning: "The credential shown is not one this gateway takes: a key not in its keys file \
+                  (revoked, or mistyped), or an access token that is not valid here, and the \
+                  message says why (expired, for another resource, from an issuer not trusted, \
+                  a signature that does not verify). HTTP 401. Nothing reached the API.",
+        agent: "Get a new token (MCP clients do on a 401) or ask for a valid key; the same credential is refused again.",
+        operator: "The log's `agent refused` line gives the reason. A key: check its line in the keys file (and send SIGHUP after changing it). A token: check the authorization server issues it for this endpoint's resource URL.",
+        example: AgentMessage::AgentRefused {
+            why: "it has expired".into(),
+        },
+    }
+    AgentTokenInQuery {
+        code: "AGENT_TOKEN_IN_QUERY",
+        delivery: HttpRefusal,
+        produced_by: ProducedBy::Reference(
+            "MCP authorization forbids access tokens in the URL: HTTP 400; \
+             `reference/tests/agents.rs` produces it",
+        ),
+        meaning: "The request carried an access token in the URL's query (`access_token=`), where \
+                  logs, proxies and histories keep it. It is refused whatever the token, with HTTP \
+                  400. Nothing reached the API.",
+        agent: "Send the token in the `Authorization: Bearer` header, never in the URL, and get a new one: the old one may have been seen.",
+        operator: "Nothing: the client must be fixed. Treat the token as leaked.",
+        example: AgentMessage::AgentTokenInQuery,
+    }
+    AgentScopeInsufficient {
+        code: "AGENT_SCOPE_INSUFFICIENT",
+        delivery: HttpRefusal,
+        produced_by: ProducedBy::Reference(
+            "scopes by the tools' hints (`--oauth-read-scope`, `--oauth-write-scope`): HTTP 403 \
+             `insufficient_scope`; `reference/tests/agents.rs` produces it",
+        ),
+        meaning: "The access token is valid, but its scopes do not let this call: a token with \
+                  only the read scope called a tool that is not read-only, or a token has neither \
+                  scope. HTTP 403 with `WWW-Authenticate: Bearer error=\"insufficient_scope\"` \
+                  naming the scope needed, from which an MCP client can ask for it (step-up \
+                  authorization). Nothing reached the API.",
+        agent: "Ask the authorization server for the scope named, or call only the tools tools/list shows you.",
+        operator: "Grant the agent's client the scope it needs on the authorization server, if it should have it.",
+        example: AgentMessage::AgentScopeInsufficient {
+            needed: "mcp:write".into(),
+        },
+    }
+    AgentCheckUnavailable {
+        code: "AGENT_CHECK_UNAVAILABLE",
+        delivery: HttpRefusal,
+        produced_by: ProducedBy::Reference(
+            "checking access tokens against the authorization server's keys, failing closed: \
+             HTTP 503; `reference/tests/agents.rs` produces it",
+        ),
+        meaning: "The access token could not be checked: the authorization server's keys could \
+                  not be fetched (it is down or unreachable) and none held can check this token. \
+                  The request is refused (fail closed) with HTTP 503 and `Retry-After`. Nothing \
+                  reached the API.",
+        agent: "Try again after the time `Retry-After` gives.",
+        operator: "The log says when the authorization server was lost and when it answers again: check that the gateway reaches it (its metadata and `jwks_uri`).",
+        example: AgentMessage::AgentCheckUnavailable,
     }
     ArgumentsInvalid {
         code: "ARGUMENTS_INVALID",
@@ -492,6 +578,15 @@ pub enum AgentMessage {
     ToolUnknown {
         name: String,
     },
+    AgentUnauthenticated,
+    AgentRefused {
+        why: String,
+    },
+    AgentTokenInQuery,
+    AgentScopeInsufficient {
+        needed: String,
+    },
+    AgentCheckUnavailable,
     ArgumentsInvalid {
         violations: Vec<Violation>,
     },
@@ -571,6 +666,29 @@ impl AgentMessage {
             AgentMessage::ToolUnknown { name } => write!(
                 out,
                 "there is no tool named `{name}`; tools/list shows the tools there are"
+            ),
+            AgentMessage::AgentUnauthenticated => write!(
+                out,
+                "this gateway lets in only agents that show a credential, and this request \
+                 showed none; WWW-Authenticate says how to get one"
+            ),
+            AgentMessage::AgentRefused { why } => write!(
+                out,
+                "the credential shown is not one this gateway takes: {why}"
+            ),
+            AgentMessage::AgentTokenInQuery => write!(
+                out,
+                "an access token may not travel in the URL's query, where logs keep it; send it \
+                 in the Authorization header"
+            ),
+            AgentMessage::AgentScopeInsufficient { needed } => write!(
+                out,
+                "the access token's scopes do not let this call; it needs the scope `{needed}`"
+            ),
+            AgentMessage::AgentCheckUnavailable => write!(
+                out,
+                "the access token cannot be checked now: the authorization server's keys cannot \
+                 be fetched; try again later"
             ),
             AgentMessage::ArgumentsInvalid { violations } => {
                 write!(
@@ -746,6 +864,7 @@ fn write_explanation(out: &mut String, code: ErrorCode) -> std::fmt::Result {
         Delivery::ProtocolError => "a JSON-RPC error, -32602",
         Delivery::ToolError => "a tool result with isError: true",
         Delivery::Note => "a note after a successful result",
+        Delivery::HttpRefusal => "an HTTP status before any MCP message is read",
     };
     writeln!(out, "{} (comes back as {delivery})", code.code())?;
     writeln!(out)?;

@@ -68,6 +68,7 @@ fn write_catalogue(page: &mut String) -> std::fmt::Result {
             Delivery::ProtocolError => "JSON-RPC error -32602",
             Delivery::ToolError => "tool error",
             Delivery::Note => "note",
+            Delivery::HttpRefusal => "HTTP refusal",
         };
         let rules = if code.rules().is_empty() {
             "—".to_owned()
