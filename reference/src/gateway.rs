@@ -25,6 +25,7 @@ use crate::deliver::{ClientError, Deliverer, DEFAULT_DEADLINE};
 use crate::errors::{AgentMessage, ErrorCode};
 use crate::request::{self, Destination, DestinationError};
 use crate::secret::Secret;
+use crate::watch::ApiMeter;
 
 pub use crate::answer::ToolAnswer;
 
@@ -40,6 +41,9 @@ pub struct UpstreamConfig {
     /// PEM certificates of private CAs trusted for the host, besides the
     /// system's (`--ca-file`).
     pub trusted_ca_pem: Option<Vec<u8>>,
+    /// The secret forms of the other stored credentials of the process (the
+    /// other APIs' it hosts), masked in this API's answers too.
+    pub also_masked: Vec<Vec<String>>,
 }
 
 /// The only failure that is not a tool result: the tool does not exist.
@@ -72,6 +76,8 @@ pub struct Gateway {
     calls_in_flight: usize,
     /// One permit per large answer that may be turned into text at once.
     interpreting: Arc<Semaphore>,
+    /// Where each call is counted for the operator's metrics, if anywhere.
+    meter: Option<ApiMeter>,
 }
 
 /// Answers larger than this are interpreted on tokio's blocking pool.
@@ -143,7 +149,10 @@ impl Gateway {
             .or(catalogue.default_credential.as_ref());
         let credential = upstream.credential.as_ref().map(Secret::expose);
         let destination = Destination::new(&upstream.base_url, credential, placement)?;
-        let masker = Arc::new(Masker::new(credential, placement));
+        let own = credential.map(|credential| answer::secret_forms(credential, placement));
+        let masker = Arc::new(Masker::of(
+            own.into_iter().chain(upstream.also_masked.iter().cloned()),
+        ));
         let deliverer = Deliverer::new(limits.deadline, upstream.trusted_ca_pem.as_deref())?;
         let validators = catalogue
             .tools
@@ -165,7 +174,14 @@ impl Gateway {
             turns: Semaphore::new(calls_in_flight),
             calls_in_flight,
             interpreting: Arc::new(Semaphore::new(ANSWERS_INTERPRETED_AT_ONCE)),
+            meter: None,
         })
+    }
+
+    /// The gateway with each call counted by `meter`.
+    pub fn metered(mut self, meter: ApiMeter) -> Self {
+        self.meter = Some(meter);
+        self
     }
 
     pub fn tools(&self) -> &[Tool] {
@@ -203,12 +219,13 @@ impl Gateway {
                 (self.failure(AgentMessage::GatewayFault), None)
             }
         };
-        log_call(
-            &self.catalogue.tools[position].name,
-            &answer,
-            exchange,
-            started,
-        );
+        let tool = &self.catalogue.tools[position].name;
+        log_call(tool, &answer, exchange, started);
+        if let Some(meter) = &self.meter {
+            let outcome = answer.code.map_or("ok", ErrorCode::code);
+            let status = exchange.map(|exchange| exchange.status);
+            meter.answered(tool, outcome, status, started.elapsed());
+        }
         Ok(answer)
     }
 
@@ -264,10 +281,13 @@ impl Gateway {
         // A free turn is taken at once; only a call that must wait gets a timer.
         let turn = match self.turns.try_acquire() {
             Ok(turn) => Ok(turn),
-            Err(_) => tokio::time::timeout(deadline, self.turns.acquire())
-                .await
-                .map_err(drop)
-                .and_then(|acquired| acquired.map_err(drop)),
+            Err(_) => {
+                let _waiting = self.meter.as_ref().map(ApiMeter::waiting);
+                tokio::time::timeout(deadline, self.turns.acquire())
+                    .await
+                    .map_err(drop)
+                    .and_then(|acquired| acquired.map_err(drop))
+            }
         };
         let _turn = match turn {
             Ok(turn) => turn,
@@ -280,6 +300,7 @@ impl Gateway {
                 return (self.failure(busy), None);
             }
         };
+        let _in_flight = self.meter.as_ref().map(ApiMeter::in_flight);
         // TC-SEND-007: a delivery error names the method and URL, masked
         // by `failure`.
         let target = outbound.target();

@@ -9,13 +9,16 @@
 //! the only module that knows MCP. The credential is held as a
 //! [`secret::Secret`] wherever it is kept, so no debug output can show it.
 
+pub mod agents;
 pub mod answer;
 pub mod check;
 pub mod convert;
 pub mod deliver;
 pub mod errors;
 pub mod gateway;
+pub mod host;
 pub mod load;
 pub mod mcp;
 pub mod request;
 pub mod secret;
+pub mod watch;

@@ -1,17 +1,19 @@
 //! `hosted-mcp-gateway`: puts an MCP server in front of an HTTP API described by OpenAPI.
 
+use std::io::Write as _;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use hosted_mcp_gateway::convert::{self, Catalogue, CredentialPlacement};
-use hosted_mcp_gateway::gateway::{Gateway, Limits, UpstreamConfig, DEFAULT_CALLS_IN_FLIGHT};
-use hosted_mcp_gateway::load;
-use hosted_mcp_gateway::mcp::{self, HttpAccess, McpServer, Sessions};
-use hosted_mcp_gateway::secret::Secret;
+use hosted_mcp_gateway::agents::{self, AgentsSettings, KeysSettings, OAuthSettings, ScopeNames};
+use hosted_mcp_gateway::convert::{self, CredentialPlacement};
+use hosted_mcp_gateway::gateway::{Limits, DEFAULT_CALLS_IN_FLIGHT};
+use hosted_mcp_gateway::host::{self, ApiSettings, CredentialSource, Settings, Summary, Table};
+use hosted_mcp_gateway::mcp::{self, HttpAccess, HttpOptions, McpServer, Sessions};
+use hosted_mcp_gateway::watch::{self, Metrics};
 
 /// What is logged when RUST_LOG does not say.
 const DEFAULT_LOG_LEVELS: &str = "info,rmcp=warn";
@@ -61,13 +63,28 @@ enum Command {
     /// Print the tools/list result for a document as JSON, then exit.
     Tools {
         /// The OpenAPI document (3.0 or 3.1, JSON or YAML; Swagger 2.0 is converted).
-        #[arg(long, value_name = "FILE")]
-        openapi: PathBuf,
+        #[arg(long, value_name = "FILE", required_unless_present = "config")]
+        openapi: Option<PathBuf>,
         #[command(flatten)]
         choice: ToolChoice,
+        #[command(flatten)]
+        config: ConfigChoice,
     },
-    /// Serve the document's tools over MCP (Streamable HTTP at /mcp, or stdio).
+    /// Serve the document's tools over MCP (Streamable HTTP at /mcp, or
+    /// stdio); or, with --config, every API of a config file, each at
+    /// /mcp/{name}.
     Serve(Box<ServeArgs>),
+    /// Make a key for an agent: prints the key (give it to the agent) and,
+    /// on stderr, the line to add to the keys file of --agent-keys, which
+    /// holds only its hash. With --stdin, the key is read from stdin instead.
+    AgentKey {
+        /// What the log calls the agent that shows this key.
+        #[arg(long, value_name = "NAME")]
+        label: String,
+        /// Read the key from stdin (one line) instead of making one.
+        #[arg(long)]
+        stdin: bool,
+    },
     /// Explain an error code an agent got (`UPSTREAM_STATUS`, or `[UPSTREAM_STATUS]`):
     /// what it means, an example, what the agent and the operator should do, and
     /// the rules whose scenarios produce it.
@@ -75,6 +92,46 @@ enum Command {
         /// The code, as the message starts with it.
         code: String,
     },
+}
+
+/// Many APIs from a config file, instead of one from the flags.
+#[derive(Args)]
+#[command(next_help_heading = "Hosting many APIs")]
+struct ConfigChoice {
+    /// Serve every API of this YAML file, each at /mcp/{name}, instead of
+    /// the one API of --openapi and --base-url (docs/gateway.md, "Hosting
+    /// many APIs"). SIGHUP reads it again, with every file it names.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Only the API of the config file with this name: the one to serve
+    /// over stdio, or to preview with `tools`.
+    #[arg(long, value_name = "NAME", requires = "config")]
+    api: Option<String>,
+}
+
+impl ConfigChoice {
+    /// The config file's APIs (the one named by --api, when it is given).
+    fn settings(&self) -> Option<Result<Settings, String>> {
+        let file = self.config.as_ref()?;
+        Some(host::read_config(file).and_then(|mut settings| {
+            if let Some(name) = &self.api {
+                let names: Vec<String> = settings
+                    .apis
+                    .iter()
+                    .filter_map(|api| api.name.clone())
+                    .collect();
+                settings.apis.retain(|api| api.name.as_ref() == Some(name));
+                if settings.apis.is_empty() {
+                    return Err(format!(
+                        "{} has no API named `{name}`; its APIs are: {}",
+                        file.display(),
+                        names.join(", ")
+                    ));
+                }
+            }
+            Ok(settings)
+        }))
+    }
 }
 
 /// Which operations become tools, and how long their names may be. With
@@ -85,17 +142,27 @@ enum Command {
 struct ToolChoice {
     /// Serve only operations with one of these tags (repeat, or separate
     /// with commas).
-    #[arg(long, value_name = "TAG", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "TAG",
+        value_delimiter = ',',
+        conflicts_with = "config"
+    )]
     include_tags: Vec<String>,
     /// Leave out operations with any of these tags.
-    #[arg(long, value_name = "TAG", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "TAG",
+        value_delimiter = ',',
+        conflicts_with = "config"
+    )]
     exclude_tags: Vec<String>,
     /// Serve only tools whose name matches one of these globs (`Get*`,
     /// `*Charge*`); the name as the naming rules give it.
-    #[arg(long, value_name = "GLOB", value_parser = glob_pattern)]
+    #[arg(long, value_name = "GLOB", value_parser = glob_pattern, conflicts_with = "config")]
     include_tools: Vec<glob::Pattern>,
     /// Leave out tools whose name matches any of these globs.
-    #[arg(long, value_name = "GLOB", value_parser = glob_pattern)]
+    #[arg(long, value_name = "GLOB", value_parser = glob_pattern, conflicts_with = "config")]
     exclude_tools: Vec<glob::Pattern>,
     /// The longest tool name, for clients that cap names below MCP's 128
     /// (some take 64). Longer names are shortened the same stable way.
@@ -138,13 +205,25 @@ fn glob_pattern(text: &str) -> Result<glob::Pattern, String> {
 #[derive(Args)]
 struct ServeArgs {
     /// The OpenAPI document (3.0 or 3.1, JSON or YAML; Swagger 2.0 is converted).
-    #[arg(long, value_name = "FILE")]
-    openapi: PathBuf,
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "config",
+        conflicts_with = "config"
+    )]
+    openapi: Option<PathBuf>,
     #[command(flatten)]
     choice: ToolChoice,
+    #[command(flatten)]
+    config: ConfigChoice,
     /// The API owner's verified host; each operation's path is appended to it.
-    #[arg(long, value_name = "URL")]
-    base_url: String,
+    #[arg(
+        long,
+        value_name = "URL",
+        required_unless_present = "config",
+        conflicts_with = "config"
+    )]
+    base_url: Option<String>,
     /// Address for Streamable HTTP. Loopback by default: expose it only on purpose.
     #[arg(
         long,
@@ -158,17 +237,17 @@ struct ServeArgs {
     stdio: bool,
     /// Read the credential from this file instead of HOSTED_MCP_CREDENTIAL
     /// (one trailing newline is ignored).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "config")]
     credential_file: Option<PathBuf>,
     /// Where the credential goes: `bearer`, `basic` (credential is user:password,
     /// or a user name alone with an empty password),
     /// `header:NAME` or `query:NAME`. Default: the document's security scheme.
-    #[arg(long, value_name = "PLACE", value_parser = parse_placement)]
+    #[arg(long, value_name = "PLACE", value_parser = parse_placement, conflicts_with = "config")]
     credential_in: Option<CredentialPlacement>,
     /// Trust the certificate authorities in this PEM file for the base URL's
     /// host, besides the system's (an API behind a private CA). Certificates
     /// are always verified.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "config")]
     ca_file: Option<PathBuf>,
     /// Accept this Host header too (besides localhost), when serving behind a name.
     #[arg(long = "allowed-host", value_name = "HOST")]
@@ -213,11 +292,81 @@ struct ServeArgs {
     #[arg(
         long,
         value_name = "SECONDS",
-        default_value_t = mcp::DEFAULT_CENSUS_INTERVAL.as_secs(),
+        default_value_t = host::DEFAULT_CENSUS_INTERVAL.as_secs(),
         value_parser = clap::value_parser!(u64).range(1..),
         conflicts_with = "stdio"
     )]
     census_interval: u64,
+    /// Serve /healthz, /readyz and /metrics (Prometheus) on this address,
+    /// apart from the MCP endpoint. None by default.
+    #[arg(long, value_name = "ADDR", conflicts_with = "stdio")]
+    admin_listen: Option<SocketAddr>,
+    #[command(flatten)]
+    agents: AgentChoice,
+}
+
+/// Who may use the gateway over HTTP. With neither keys nor an
+/// authorization server, anyone who reaches the port may: fine on loopback,
+/// and warned about on any other address.
+#[derive(Args)]
+#[command(next_help_heading = "Letting agents in")]
+struct AgentChoice {
+    /// Let in agents that show one of the keys this file lists by their
+    /// SHA-256 (`agent-key` makes them); re-read on SIGHUP, so a key is added
+    /// or revoked without a restart.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["stdio", "config"])]
+    agent_keys: Option<PathBuf>,
+    /// The header agents show their key in, instead of `Authorization: Bearer`.
+    #[arg(long, value_name = "NAME", requires = "agent_keys")]
+    agent_key_header: Option<String>,
+    /// Let in agents with an access token (a JWT) of this authorization
+    /// server, given by its issuer URL: MCP authorization, with this gateway
+    /// as the OAuth resource server. Repeat for several.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["stdio", "config"])]
+    oauth_issuer: Vec<String>,
+    /// The scope that lets a token call the read-only tools (by their
+    /// hints); tools/list shows such a token those alone.
+    #[arg(long, value_name = "SCOPE", requires_all = ["oauth_issuer", "oauth_write_scope"])]
+    oauth_read_scope: Option<String>,
+    /// The scope that lets a token call every tool.
+    #[arg(long, value_name = "SCOPE", requires_all = ["oauth_issuer", "oauth_read_scope"])]
+    oauth_write_scope: Option<String>,
+    /// Fetch an authorization server's keys again for a token naming an
+    /// unknown key (a rotation) at most once in this many seconds.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = agents::DEFAULT_KEY_REFRESH_INTERVAL.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..),
+        requires = "oauth_issuer"
+    )]
+    oauth_key_refresh_interval: u64,
+    /// The URL agents reach this gateway at (scheme and host, such as
+    /// https://mcp.example.com), which tokens must be issued for. Default:
+    /// the address it listens on.
+    #[arg(long, value_name = "URL", conflicts_with = "config")]
+    public_url: Option<String>,
+}
+
+impl AgentChoice {
+    fn settings(&self) -> AgentsSettings {
+        AgentsSettings {
+            keys: self.agent_keys.as_ref().map(|file| KeysSettings {
+                file: file.clone(),
+                header: self.agent_key_header.clone(),
+            }),
+            oauth: (!self.oauth_issuer.is_empty()).then(|| OAuthSettings {
+                issuers: self.oauth_issuer.clone(),
+                scopes: self
+                    .oauth_read_scope
+                    .clone()
+                    .zip(self.oauth_write_scope.clone())
+                    .map(|(read, write)| ScopeNames { read, write }),
+                algorithms: Vec::new(),
+                key_refresh_interval: Duration::from_secs(self.oauth_key_refresh_interval),
+            }),
+        }
+    }
 }
 
 fn calls_in_flight(text: &str) -> Result<usize, String> {
@@ -242,14 +391,54 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        Command::Tools { openapi, choice } => {
-            let (catalogue, _) = catalogue(&openapi, &choice)?;
+        Command::Tools {
+            openapi,
+            choice,
+            config,
+        } => {
+            let (openapi, options) = match (config.settings(), openapi) {
+                (Some(settings), _) => {
+                    let mut settings = settings?;
+                    if settings.apis.len() > 1 {
+                        return Err(one_api_please(&settings, "tools previews one API"));
+                    }
+                    let api = settings.apis.remove(0);
+                    (api.openapi, api.tools)
+                }
+                (None, Some(openapi)) => (openapi, choice.options()),
+                (None, None) => return Err("give --openapi or --config".to_owned()),
+            };
+            let (catalogue, _) = host::catalogue(&openapi, &options)?;
             let json = mcp::tools_list_json(&catalogue.tools);
             let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
-            println!("{text}");
-            Ok(())
+            // A reader that stops early (`| head`) is not an error.
+            match writeln!(std::io::stdout(), "{text}") {
+                Err(error) if error.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(format!("cannot write the tools: {error}"))
+                }
+                _ => Ok(()),
+            }
         }
         Command::Serve(args) => serve(*args),
+        Command::AgentKey { label, stdin } => {
+            let key = if stdin {
+                let mut line = String::new();
+                std::io::stdin()
+                    .read_line(&mut line)
+                    .map_err(|e| format!("cannot read the key from stdin: {e}"))?;
+                line.trim_end_matches(['\r', '\n']).to_owned()
+            } else {
+                agents::new_key()?
+            };
+            if key.is_empty() {
+                return Err("the key read from stdin is empty".to_owned());
+            }
+            if !stdin {
+                println!("{key}");
+            }
+            eprintln!("{}", agents::line_for(&key, &label));
+            Ok(())
+        }
         Command::Explain { code } => {
             print!("{}", hosted_mcp_gateway::errors::explain(&code)?);
             Ok(())
@@ -257,123 +446,49 @@ fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
-/// The document's tools, and how many of its operations were left out as
-/// deprecated (TC-NAME-010).
-fn catalogue(openapi: &Path, choice: &ToolChoice) -> Result<(Catalogue, usize), String> {
-    let document = load::load_path(openapi).map_err(|e| e.to_string())?;
-    // What was passed over (an external `$ref`, a parameter in an unknown place)
-    // is said in the log on stderr, which stays free of MCP traffic even over stdio.
-    for warning in &document.warnings {
-        tracing::warn!("{warning}");
-    }
-    let deprecated = document
-        .operations
-        .iter()
-        .filter(|op| op.deprecated)
-        .count();
-    let catalogue =
-        convert::convert_with(&document, &choice.options()).map_err(|e| e.to_string())?;
-    for selector in &catalogue.unmatched_selectors {
-        tracing::warn!("{selector} names no operation of the document: nothing is chosen by it");
-    }
-    Ok((catalogue, deprecated))
+/// What `serve` serves: the config file's APIs, or the one API of the flags.
+fn read_settings(args: &ServeArgs) -> Result<Settings, String> {
+    args.config
+        .settings()
+        .unwrap_or_else(|| Ok(flag_settings(args)))
 }
 
-/// Below this many characters a credential is likely to stand in ordinary
-/// text (a credential `e` masks `method` as `m[credential]thod`).
-const SHORT_CREDENTIAL: usize = 8;
-
-/// Where the credential goes and why, for the start-up line; and, once
-/// each, the warnings an operator should act on before the first call.
-fn review_setup(catalogue: &Catalogue, upstream: &UpstreamConfig, args: &ServeArgs) -> String {
-    if catalogue.tools.is_empty() {
-        tracing::warn!(
-            document = %args.openapi.display(),
-            "the document gives no tool: it has no operation that is not deprecated"
-        );
-    }
-    let not_json: Vec<&str> = catalogue
-        .tools
+/// Asks for --api where one API of several is wanted.
+fn one_api_please(settings: &Settings, why: &str) -> String {
+    let names: Vec<&str> = settings
+        .apis
         .iter()
-        .filter(|tool| {
-            tool.plan
-                .body
-                .as_ref()
-                .is_some_and(|body| !is_json(&body.content_type))
-        })
-        .map(|tool| tool.name.as_str())
+        .filter_map(|api| api.name.as_deref())
         .collect();
-    if let Some(first) = not_json.first() {
-        tracing::warn!(
-            operations = not_json.len(),
-            first = %first,
-            "operations whose request body the document gives only in a media type that is not \
-             JSON: the gateway sends their body as JSON with that type, which the API may refuse"
-        );
-    }
-    let Some(credential) = &upstream.credential else {
-        tracing::warn!(
-            "no credential is set ({CREDENTIAL_ENV} or --credential-file): requests go to the API \
-             without one"
-        );
-        return "none".to_owned();
-    };
-    let length = credential.expose().chars().count();
-    if length < SHORT_CREDENTIAL {
-        tracing::warn!(
-            "the credential is only {length} characters long: every occurrence of it in an answer \
-             is masked as [credential], which garbles ordinary text"
-        );
-    }
-    let (placement, why) = match (&upstream.placement, &catalogue.default_credential) {
-        (Some(placement), _) => (placement, "--credential-in".to_owned()),
-        (None, Some(placement)) => (
-            placement,
-            format!(
-                "the document's security scheme {}",
-                catalogue.credential_scheme.as_deref().unwrap_or_default()
-            ),
-        ),
-        (None, None) => (
-            &CredentialPlacement::Bearer,
-            "the default: the document names no usable security scheme".to_owned(),
-        ),
-    };
-    let place = match placement {
-        CredentialPlacement::Header(name) => format!("header {name}"),
-        CredentialPlacement::Bearer => "Authorization: Bearer".to_owned(),
-        CredentialPlacement::Basic => "Authorization: Basic".to_owned(),
-        CredentialPlacement::Query(name) => format!("query parameter {name}"),
-    };
-    format!("{place}, from {why}")
+    format!("{why}: name it with --api (one of: {})", names.join(", "))
 }
 
-/// `application/json` or a `+json` type, whatever its parameters.
-fn is_json(content_type: &str) -> bool {
-    let essence = content_type.split(';').next().unwrap_or_default().trim();
-    essence.eq_ignore_ascii_case("application/json")
-        || essence.to_ascii_lowercase().ends_with("+json")
+/// The one API the flags describe, served at `/mcp`.
+fn flag_settings(args: &ServeArgs) -> Settings {
+    let credential = match &args.credential_file {
+        Some(path) => CredentialSource::File(path.clone()),
+        None => CredentialSource::Env {
+            name: CREDENTIAL_ENV.to_owned(),
+            required: false,
+        },
+    };
+    Settings {
+        apis: vec![ApiSettings {
+            name: None,
+            openapi: args.openapi.clone().unwrap_or_default(),
+            tools: args.choice.options(),
+            base_url: args.base_url.clone().unwrap_or_default(),
+            credential,
+            placement: args.credential_in.clone(),
+            ca_file: args.ca_file.clone(),
+            agents: args.agents.settings(),
+        }],
+        public_url: args.agents.public_url.clone(),
+    }
 }
 
 fn serve(args: ServeArgs) -> Result<(), String> {
-    let (catalogue, deprecated) = catalogue(&args.openapi, &args.choice)?;
-    let unselected = catalogue.left_out_by_selection;
-    let credential = read_credential(args.credential_file.as_deref())?;
-    let trusted_ca_pem = match &args.ca_file {
-        Some(path) => Some(
-            std::fs::read(path)
-                .map_err(|e| format!("cannot read the CA file {}: {e}", path.display()))?,
-        ),
-        None => None,
-    };
-    let upstream = UpstreamConfig {
-        base_url: args.base_url.clone(),
-        credential,
-        placement: args.credential_in.clone(),
-        trusted_ca_pem,
-    };
-    let credential_goes = review_setup(&catalogue, &upstream, &args);
-    let tool_count = catalogue.tools.len();
+    let settings = read_settings(&args)?;
     let limits = Limits {
         calls_in_flight: args.max_calls,
         ..Limits::default()
@@ -388,8 +503,6 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             limits.deadline.as_secs()
         );
     }
-    let gateway = Gateway::with_limits(catalogue, upstream, limits).map_err(|e| e.to_string())?;
-    let server = McpServer::new(Arc::new(gateway));
 
     // By default one thread serves every connection. A call is a few hops
     // between tasks (hyper, rmcp's session, the handler, reqwest): on one
@@ -397,7 +510,7 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     // an idle worker for it (a futex and a context switch), which cost about
     // 70 µs of CPU a call at one call at a time. Large answers, the only long
     // CPU work, are interpreted on the blocking pool (`gateway::INLINE_ANSWER`).
-    // `--threads` trades that for more calls at once on a many-core host.
+    // `--threads` trades that for more calls at once on a host with cores to spare.
     let runtime = match args.threads {
         1 => tokio::runtime::Builder::new_current_thread(),
         threads => {
@@ -409,63 +522,129 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     .enable_all()
     .build()
     .map_err(|e| e.to_string())?;
-    runtime
-        .block_on(async move {
-            if args.stdio {
+    if args.stdio {
+        if settings.apis.len() > 1 {
+            return Err(one_api_please(&settings, "over stdio one API is served"));
+        }
+        let built = host::build_all(&settings, limits, &Arc::new(Metrics::new()))?
+            .pop()
+            .ok_or("no API to serve")?;
+        return runtime
+            .block_on(async move {
                 // stdout belongs to MCP; the log goes to stderr.
-                tracing::info!(
-                    tools = tool_count,
-                    deprecated_left_out = deprecated,
-                    not_chosen = unselected,
-                    document = %args.openapi.display(),
-                    base_url = %args.base_url,
-                    credential = %credential_goes,
-                    "serving over stdio"
-                );
-                mcp::serve_stdio(server).await
-            } else {
-                let listener = tokio::net::TcpListener::bind(args.listen)
-                    .await
-                    .map_err(|e| {
-                        std::io::Error::new(
-                            e.kind(),
-                            format!("cannot listen on {}: {e}", args.listen),
-                        )
-                    })?;
-                if let Some(address) = mcp::bound_address(&listener) {
-                    let url = format!("http://{address}{}", mcp::ENDPOINT);
-                    tracing::info!(
-                        tools = tool_count,
-                        deprecated_left_out = deprecated,
-                        not_chosen = unselected,
-                        document = %args.openapi.display(),
-                        base_url = %args.base_url,
-                        credential = %credential_goes,
-                        url = %url,
-                        "serving over HTTP"
-                    );
-                }
-                let access = HttpAccess {
-                    allowed_hosts: args.allowed_hosts,
-                    allowed_origins: args.allowed_origins,
-                };
-                let sessions = if args.stateless {
-                    Sessions::Stateless
-                } else {
-                    Sessions::InMemory { idle_timeout }
-                };
-                mcp::serve_http(
-                    server,
-                    listener,
-                    access,
-                    sessions,
-                    Duration::from_secs(args.census_interval),
-                    shutdown_signal(),
-                )
+                log_serving(&built.settings, &built.summary, "serving over stdio", None);
+                mcp::serve_stdio(McpServer::new(built.gateway)).await
+            })
+            .map_err(|e| e.to_string());
+    }
+    let options = HttpOptions {
+        access: HttpAccess {
+            allowed_hosts: args.allowed_hosts.clone(),
+            allowed_origins: args.allowed_origins.clone(),
+        },
+        sessions: if args.stateless {
+            Sessions::Stateless
+        } else {
+            Sessions::InMemory { idle_timeout }
+        },
+        on_loopback: args.listen.ip().is_loopback(),
+    };
+    // Agents reach it at the address it listens on, unless that is any
+    // address or a port picked at start-up.
+    let listen_url = (!args.listen.ip().is_unspecified() && args.listen.port() != 0)
+        .then(|| format!("http://{}", args.listen));
+    // Everything is read before the port is bound: a gateway that cannot
+    // serve its documents never accepts a connection.
+    let metrics = Arc::new(Metrics::new());
+    let table = Arc::new(Table::load(
+        &settings,
+        options,
+        limits,
+        listen_url,
+        Arc::clone(&metrics),
+    )?);
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
+        if let Some(admin) = args.admin_listen {
+            let admin = tokio::net::TcpListener::bind(admin)
                 .await
+                .map_err(|e| format!("cannot listen on {admin} (--admin-listen): {e}"))?;
+            if let Ok(at) = admin.local_addr() {
+                tracing::info!(url = %format!("http://{at}/metrics"), "serving metrics");
             }
-        })
-        .map_err(|e| e.to_string())
+            // Ends with the runtime, when the gateway has stopped.
+            tokio::spawn(watch::serve_admin(
+                admin,
+                Arc::clone(&metrics),
+                host::before_scrape(&table),
+                std::future::pending(),
+            ));
+        }
+        let routes = table.routes();
+        for hosted in routes.apis() {
+            let url = format!("http://{address}{}", hosted.settings.path());
+            log_serving(
+                &hosted.settings,
+                &hosted.summary,
+                "serving over HTTP",
+                Some(&url),
+            );
+            tracing::info!(
+                api = hosted.settings.name.as_deref(),
+                agents = %hosted.gate.describe(),
+                "letting in"
+            );
+        }
+        warn_if_open(&routes, address);
+        metrics.set_ready(true);
+        let census = Duration::from_secs(args.census_interval);
+        tokio::spawn(host::reload_on_hangup(Arc::clone(&table), move || {
+            read_settings(&args)
+        }));
+        host::serve(listener, table, census, shutdown_signal())
+            .await
+            .map_err(|e| e.to_string())
+    })
+}
+
+/// Once at start-up: anyone who reaches an address that is not loopback
+/// can spend the stored credentials of the APIs that let anyone in.
+fn warn_if_open(routes: &host::Routes, address: SocketAddr) {
+    if address.ip().is_loopback() {
+        return;
+    }
+    let open: Vec<String> = routes
+        .apis()
+        .iter()
+        .filter(|hosted| !hosted.gate.checks())
+        .map(|hosted| hosted.settings.path())
+        .collect();
+    if !open.is_empty() {
+        tracing::warn!(
+            endpoints = %open.join(", "),
+            "anyone who can reach {address} can call these APIs with their stored credentials: \
+             let in only your agents with --agent-keys FILE or --oauth-issuer URL"
+        );
+    }
+}
+
+/// The start-up line of one API: what it serves, from where, and where its
+/// credential goes.
+fn log_serving(settings: &ApiSettings, summary: &Summary, message: &str, url: Option<&str>) {
+    tracing::info!(
+        api = settings.name.as_deref(),
+        tools = summary.tools,
+        deprecated_left_out = summary.deprecated_left_out,
+        not_chosen = summary.not_chosen,
+        document = %settings.openapi.display(),
+        base_url = %settings.base_url,
+        credential = %summary.credential,
+        url,
+        "{message}"
+    );
 }
 
 /// Log lines go to stderr (stdout may be the MCP channel: TC-PROTO-001), at
@@ -516,42 +695,8 @@ fn is_explained_refusal(event: &tracing::Metadata<'_>) -> bool {
             .is_some()
 }
 
-/// The credential from `--credential-file` or the environment, never from the
-/// command line, where the process list would show it.
-fn read_credential(file: Option<&Path>) -> Result<Option<Secret>, String> {
-    let raw = match file {
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read credential file {}: {e}", path.display()))?,
-        None => match std::env::var(CREDENTIAL_ENV) {
-            Ok(value) => value,
-            Err(std::env::VarError::NotPresent) => return Ok(None),
-            Err(std::env::VarError::NotUnicode(_)) => {
-                return Err(format!("{CREDENTIAL_ENV} is not valid UTF-8"))
-            }
-        },
-    };
-    let credential = raw.strip_suffix('\n').unwrap_or(&raw);
-    let credential = credential.strip_suffix('\r').unwrap_or(credential);
-    Ok((!credential.is_empty()).then(|| Secret::new(credential)))
-}
-
 fn parse_placement(text: &str) -> Result<CredentialPlacement, String> {
-    let named = |name: &str| {
-        if name.is_empty() {
-            Err(format!("`{text}` needs a name after the colon"))
-        } else {
-            Ok(name.to_string())
-        }
-    };
-    match text.split_once(':') {
-        None if text.eq_ignore_ascii_case("bearer") => Ok(CredentialPlacement::Bearer),
-        None if text.eq_ignore_ascii_case("basic") => Ok(CredentialPlacement::Basic),
-        Some(("header", name)) => named(name).map(CredentialPlacement::Header),
-        Some(("query", name)) => named(name).map(CredentialPlacement::Query),
-        _ => Err(format!(
-            "unknown placement `{text}`: use bearer, basic, header:NAME or query:NAME"
-        )),
-    }
+    text.parse()
 }
 
 /// Completes on Ctrl-C or SIGTERM, so the server stops accepting and exits cleanly.

@@ -6,24 +6,18 @@
 //! tools and serialized once, at start-up, and those bytes are sent on every
 //! `tools/list` ([`tool_list`]).
 
-mod census;
+mod peek;
 mod refusal;
 mod single_answer;
 mod tool_list;
 
 use std::borrow::Cow;
 use std::convert::Infallible;
-use std::future::Future;
-use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
-use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
-use hyper_util::service::TowerToHyperService;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
@@ -33,35 +27,85 @@ use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
-use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::convert;
 use crate::gateway::Gateway;
-use tool_list::{SplicedBody, SplicingWriter, ToolList};
+pub use peek::tools_called;
+pub use tool_list::{SplicedBody, ToolsAllowed};
+use tool_list::{SplicingWriter, ToolList};
 
-/// The path of the one Streamable HTTP endpoint.
+/// The path of the one Streamable HTTP endpoint of a gateway serving one
+/// API from its flags; one of many APIs is served under it, at
+/// `/mcp/{name}`.
 pub const ENDPOINT: &str = "/mcp";
 
 /// An MCP server in front of a [`Gateway`]. Cheap to clone: the stateless
 /// 2026-07-28 transport makes one per request.
 #[derive(Clone)]
 pub struct McpServer {
-    gateway: Arc<Gateway>,
+    /// The gateway calls are made with: replaced when the API's
+    /// configuration changes but its tools do not, so sessions live on.
+    /// Each call holds the one it started with.
+    gateway: Arc<RwLock<Arc<Gateway>>>,
     tools: Arc<ToolList>,
     /// Calls being answered, so that stopping waits for them.
     calls: TaskTracker,
 }
 
 impl McpServer {
+    /// Every tool of `gateway`, to every agent.
     pub fn new(gateway: Arc<Gateway>) -> Self {
         let tools = Arc::new(ToolList::new(&mcp_tools(gateway.tools())));
+        Self::with_tools(gateway, tools)
+    }
+
+    /// As [`McpServer::new`], with the read-only tools also listed on their
+    /// own, for agents let in only for them ([`ToolsAllowed::ReadOnly`]).
+    pub fn limitable(gateway: Arc<Gateway>) -> Self {
+        let read_only: Vec<convert::Tool> = gateway
+            .tools()
+            .iter()
+            .filter(|tool| tool.hints.read_only)
+            .cloned()
+            .collect();
+        let tools = Arc::new(ToolList::with_read_only(
+            &mcp_tools(gateway.tools()),
+            &mcp_tools(&read_only),
+        ));
+        Self::with_tools(gateway, tools)
+    }
+
+    fn with_tools(gateway: Arc<Gateway>, tools: Arc<ToolList>) -> Self {
         Self {
-            gateway,
+            gateway: Arc::new(RwLock::new(gateway)),
             tools,
             calls: TaskTracker::new(),
         }
+    }
+
+    /// The gateway new calls are made with.
+    pub fn gateway(&self) -> Arc<Gateway> {
+        Arc::clone(&self.gateway.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Makes new calls with `gateway`, which must serve the same tools;
+    /// calls in flight finish with the one they started with.
+    pub fn replace_gateway(&self, gateway: Arc<Gateway>) {
+        *self.gateway.write().unwrap_or_else(PoisonError::into_inner) = gateway;
+    }
+
+    /// Whether an agent allowed `allowed` may call the tool `name`; an
+    /// unknown tool is left to the call, which says so.
+    pub fn may_call(&self, name: &str, allowed: ToolsAllowed) -> bool {
+        allowed == ToolsAllowed::All
+            || self
+                .gateway()
+                .tools()
+                .iter()
+                .find(|tool| tool.name == name)
+                .is_none_or(|tool| tool.hints.read_only)
     }
 }
 
@@ -95,6 +139,17 @@ pub fn tools_list_json(tools: &[convert::Tool]) -> serde_json::Value {
     serde_json::json!({ "tools": mcp_tools(tools) })
 }
 
+/// What the HTTP layer in front said of the agent, from the request's
+/// extensions; all tools when nothing did.
+fn allowed(context: &RequestContext<RoleServer>) -> ToolsAllowed {
+    context
+        .extensions
+        .get::<hyper::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<ToolsAllowed>())
+        .copied()
+        .unwrap_or_default()
+}
+
 impl ServerHandler for McpServer {
     /// What rmcp answers both `initialize` (TC-PROTO-002) and
     /// `server/discover` (TC-PROTO-003) with; the handshakes themselves,
@@ -108,19 +163,21 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         // A stand-in, replaced by the serialized tools on the way out.
-        Ok(self.tools.result())
+        Ok(self.tools.result(allowed(&context)))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.map(serde_json::Value::Object);
-        self.call(&request.name, arguments).await.map(Into::into)
+        self.call(&request.name, arguments, allowed(&context))
+            .await
+            .map(Into::into)
     }
 
     /// A `tools/call` the SDK could not read as one: its `arguments` are not
@@ -129,7 +186,7 @@ impl ServerHandler for McpServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         if request.method != "tools/call" {
             return Err(ErrorData::new(
@@ -148,7 +205,9 @@ impl ServerHandler for McpServer {
                 None,
             ));
         };
-        let result = self.call(&name, params.remove("arguments")).await?;
+        let result = self
+            .call(&name, params.remove("arguments"), allowed(&context))
+            .await?;
         serde_json::to_value(result)
             .map(CustomResult::new)
             .map_err(|error| ErrorData::internal_error(error.to_string(), None))
@@ -159,13 +218,25 @@ impl McpServer {
     /// Only the tool's name and arguments cross into the gateway: nothing of
     /// the agent's own request (headers, cookies) can reach the upstream
     /// (TC-REQ-009).
+    ///
+    /// The HTTP layer in front refuses a call outside what the agent is
+    /// allowed (403) before it gets here; refused here too, so no other way
+    /// in can make one.
     async fn call(
         &self,
         name: &str,
         arguments: Option<serde_json::Value>,
+        allowed: ToolsAllowed,
     ) -> Result<CallToolResult, ErrorData> {
+        if !self.may_call(name, allowed) {
+            return Err(ErrorData::invalid_request(
+                format!("this agent may call only read-only tools, and `{name}` is not one"),
+                None,
+            ));
+        }
         let _in_flight = self.calls.token();
-        match self.gateway.call(name, arguments).await {
+        let gateway = self.gateway();
+        match gateway.call(name, arguments).await {
             Ok(answer) => {
                 let content = vec![ContentBlock::text(answer.text)];
                 // TC-PROTO-005: a failed call is a tool result with
@@ -234,166 +305,120 @@ pub enum Sessions {
 /// own default.
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
-/// How often the census is logged unless the operator says otherwise.
-pub const DEFAULT_CENSUS_INTERVAL: Duration = Duration::from_secs(10);
-
 /// Browser origins accepted when the endpoint is on loopback, any port.
 const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
 
-/// TC-PROTO-001: serves MCP over Streamable HTTP at [`ENDPOINT`] on `listener`
-/// until `shutdown` completes, logging a census every `census_interval`
-/// when the log levels ask for it (the `hosted_mcp_gateway::census` target).
-pub async fn serve_http(
+/// How the Streamable HTTP endpoints of a gateway are served.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub access: HttpAccess,
+    pub sessions: Sessions,
+    /// Whether the gateway listens on loopback, where pages served from
+    /// loopback are the user's own.
+    pub on_loopback: bool,
+}
+
+/// TC-PROTO-001: one API's MCP endpoint over Streamable HTTP: rmcp's
+/// transport, with the tool list spliced in, the DNS-rebinding guard's
+/// refusals explained, and each answer on its POST's own response.
+pub struct HttpEndpoint {
     server: McpServer,
-    listener: TcpListener,
-    access: HttpAccess,
-    sessions: Sessions,
-    census_interval: Duration,
-    shutdown: impl Future<Output = ()>,
-) -> std::io::Result<()> {
-    let cancel = CancellationToken::new();
-    let mut hosts = vec![
-        "localhost".to_string(),
-        "127.0.0.1".to_string(),
-        "::1".to_string(),
-    ];
-    hosts.extend(access.allowed_hosts);
-    // TC-PROTO-007: on loopback, pages served from loopback are the user's
-    // own (a local inspector, a dev server), as the official SDKs allow.
-    let mut origins = access.allowed_origins;
-    if listener
-        .local_addr()
-        .is_ok_and(|address| address.ip().is_loopback())
-    {
-        origins.extend(LOOPBACK_ORIGINS.iter().map(|origin| origin.to_string()));
-    }
-    let config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(hosts)
-        .with_allowed_origins(origins)
-        .enforce_origin_validation()
-        // A 2026-07-28 request's answer goes back as one JSON body rather
-        // than an SSE stream of one event, when it is a single message: no
-        // stream task, keep-alive timer or chunked framing per call, and no
-        // SSE event for a large answer to outgrow (TC-PROTO-009).
-        .with_json_response(true)
-        .with_legacy_session_mode(matches!(sessions, Sessions::InMemory { .. }))
-        .with_cancellation_token(cancel.clone());
-    let tools = Arc::clone(&server.tools);
-    let calls = server.calls.clone();
-    let connections = GracefulShutdown::new();
-    // Kept to count the live sessions for the census.
-    let live_sessions = Arc::new(session_manager(sessions));
-    let service: StreamableHttpService<McpServer, LocalSessionManager> = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::clone(&live_sessions),
-        config,
-    );
-    let mut census = census::Census::every(census_interval);
+    service: StreamableHttpService<McpServer, LocalSessionManager>,
+    /// Kept to count the live sessions.
+    sessions: Arc<LocalSessionManager>,
+    /// Ends this endpoint's sessions and their streams.
+    closing: CancellationToken,
+}
 
-    tokio::pin!(shutdown);
-    let mut pause = ACCEPT_PAUSE_MIN;
-    loop {
-        let (stream, _peer) = tokio::select! {
-            () = census.due() => {
-                census::report(&live_sessions, connections.count(), &calls).await;
-                continue;
+impl HttpEndpoint {
+    pub fn new(server: McpServer, options: &HttpOptions) -> Self {
+        let closing = CancellationToken::new();
+        let mut hosts = vec![
+            "localhost".to_string(),
+            "127.0.0.1".to_string(),
+            "::1".to_string(),
+        ];
+        hosts.extend(options.access.allowed_hosts.iter().cloned());
+        // TC-PROTO-007: on loopback, pages served from loopback are the
+        // user's own (a local inspector, a dev server), as the official SDKs
+        // allow.
+        let mut origins = options.access.allowed_origins.clone();
+        if options.on_loopback {
+            origins.extend(LOOPBACK_ORIGINS.iter().map(|origin| origin.to_string()));
+        }
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(hosts)
+            .with_allowed_origins(origins)
+            .enforce_origin_validation()
+            // A 2026-07-28 request's answer goes back as one JSON body rather
+            // than an SSE stream of one event, when it is a single message:
+            // no stream task, keep-alive timer or chunked framing per call,
+            // and no SSE event for a large answer to outgrow (TC-PROTO-009).
+            .with_json_response(true)
+            .with_legacy_session_mode(matches!(options.sessions, Sessions::InMemory { .. }))
+            .with_cancellation_token(closing.clone());
+        let sessions = Arc::new(session_manager(options.sessions));
+        let made = server.clone();
+        let service =
+            StreamableHttpService::new(move || Ok(made.clone()), Arc::clone(&sessions), config);
+        Self {
+            server,
+            service,
+            sessions,
+            closing,
+        }
+    }
+
+    /// The MCP server behind the endpoint.
+    pub fn server(&self) -> &McpServer {
+        &self.server
+    }
+
+    /// Answers one HTTP request to the endpoint.
+    pub async fn handle<B>(&self, request: hyper::Request<B>) -> hyper::Response<SplicedBody>
+    where
+        B: hyper::body::Body + Send + 'static,
+        B::Data: Send + 'static,
+        B::Error: std::fmt::Display,
+    {
+        let method = request.method().clone();
+        let asked = refusal::Asked::of(&request);
+        let response = self.service.handle(request).await;
+        let response = match method {
+            _ if response.status() == hyper::StatusCode::FORBIDDEN => {
+                refusal::explain(response, asked).await
             }
-            accepted = listener.accept() => match accepted {
-                Ok(pair) => {
-                    pause = ACCEPT_PAUSE_MIN;
-                    pair
-                }
-                // A failed accept (out of descriptors, a reset handshake) must
-                // not stop the server, nor spin a core retrying at once while
-                // descriptors are short: wait, longer each time in a row.
-                Err(_) => {
-                    tokio::select! {
-                        () = tokio::time::sleep(pause) => {}
-                        () = &mut shutdown => break,
-                    }
-                    pause = (pause * 2).min(ACCEPT_PAUSE_MAX);
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
+            // TC-PROTO-008, TC-PROTO-009: the answer on the POST's own
+            // response, as one JSON body however large.
+            hyper::Method::POST => single_answer::answer_as_json(response).await,
+            hyper::Method::DELETE => session_closed(response),
+            _ => response,
         };
-        // Each answer is written as soon as it is ready. With Nagle's
-        // algorithm on, a response written in two segments (headers, then the
-        // SSE event) waited for the client's delayed ACK: ~40 ms a call.
-        let _ = stream.set_nodelay(true);
-        let service = service.clone();
-        let tools = Arc::clone(&tools);
-        let watcher = connections.watcher();
-        tokio::spawn(async move {
-            let route = hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
-                let service = TowerToHyperService::new(service.clone());
-                let tools = Arc::clone(&tools);
-                async move {
-                    if request.uri().path() != ENDPOINT {
-                        return Ok(not_found());
-                    }
-                    let method = request.method().clone();
-                    let asked = refusal::Asked::of(&request);
-                    let response = hyper::service::Service::call(&service, request).await?;
-                    let response = match method {
-                        _ if response.status() == hyper::StatusCode::FORBIDDEN => {
-                            refusal::explain(response.map(http_body_util::BodyExt::boxed), asked)
-                                .await
-                        }
-                        // TC-PROTO-008, TC-PROTO-009: the answer on the POST's
-                        // own response, as one JSON body however large.
-                        hyper::Method::POST => single_answer::answer_as_json(response).await,
-                        hyper::Method::DELETE => session_closed(response),
-                        _ => response.map(http_body_util::BodyExt::boxed),
-                    };
-                    Ok::<_, Infallible>(tools.splice_response(response).await)
-                }
-            });
-            let connection = watcher.watch(
-                hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), route),
-            );
-            // A client that misbehaves only loses its own connection.
-            let _ = connection.await;
-        });
+        self.server.tools.splice_response(response).await
     }
-    drop(listener);
-    drain(calls, connections, cancel).await;
-    Ok(())
-}
 
-/// Stopping: new connections are refused (the listener is closed), calls
-/// in flight are answered (each is bounded by the deadline), idle
-/// connections close; what is left then, a session's stream that never ends
-/// on its own, is closed by ending the sessions.
-async fn drain(calls: TaskTracker, connections: GracefulShutdown, sessions: CancellationToken) {
-    tracing::info!(calls_in_flight = calls.len(), "stopping");
-    calls.close();
-    let _ = tokio::time::timeout(DRAIN_CALLS, calls.wait()).await;
-    let closed = connections.shutdown();
-    tokio::pin!(closed);
-    if tokio::time::timeout(DRAIN_ANSWERS, &mut closed)
-        .await
-        .is_err()
-    {
-        sessions.cancel();
-        let _ = tokio::time::timeout(DRAIN_STREAMS, closed).await;
+    /// The sessions alive now.
+    pub async fn sessions_alive(&self) -> usize {
+        self.sessions.sessions.read().await.len()
     }
-    sessions.cancel();
-    tracing::info!("stopped");
+
+    /// Tool calls from their arrival to their answer, waiting for a turn
+    /// included.
+    pub fn calls_in_flight(&self) -> usize {
+        self.server.calls.len()
+    }
+
+    /// Takes no more calls and completes once those in flight are answered.
+    pub async fn calls_answered(&self) {
+        self.server.calls.close();
+        self.server.calls.wait().await;
+    }
+
+    /// Ends every session of the endpoint and its streams.
+    pub fn end_sessions(&self) {
+        self.closing.cancel();
+    }
 }
-
-/// How long stopping waits for calls in flight: the upstream deadline, and
-/// a margin for answers being cut and masked.
-const DRAIN_CALLS: Duration = Duration::from_secs(20);
-/// How long answers already made may take to be written.
-const DRAIN_ANSWERS: Duration = Duration::from_millis(500);
-/// How long the sessions' own streams may take to close once ended.
-const DRAIN_STREAMS: Duration = Duration::from_secs(2);
-
-/// The first and the longest wait after a failed accept.
-const ACCEPT_PAUSE_MIN: Duration = Duration::from_millis(5);
-const ACCEPT_PAUSE_MAX: Duration = Duration::from_millis(500);
 
 /// The sessions of the `initialize` era.
 ///
@@ -422,27 +447,13 @@ fn session_manager(sessions: Sessions) -> LocalSessionManager {
 /// A session closed by the client's DELETE: rmcp says 202 Accepted, which
 /// the official Python SDK logs as a failed termination on every close; the
 /// SDKs take 200 and 204 as done.
-fn session_closed<B>(response: hyper::Response<B>) -> hyper::Response<BoxBody<Bytes, Infallible>>
-where
-    B: hyper::body::Body<Data = Bytes, Error = Infallible> + Send + Sync + 'static,
-{
-    let mut response = response.map(http_body_util::BodyExt::boxed);
+fn session_closed(
+    response: hyper::Response<BoxBody<Bytes, Infallible>>,
+) -> hyper::Response<BoxBody<Bytes, Infallible>> {
+    let mut response = response;
     if response.status() == hyper::StatusCode::ACCEPTED {
         *response.status_mut() = hyper::StatusCode::NO_CONTENT;
         *response.body_mut() = http_body_util::BodyExt::boxed(http_body_util::Empty::new());
     }
     response
-}
-
-fn not_found() -> hyper::Response<SplicedBody> {
-    let mut response = hyper::Response::new(SplicedBody::Whole(
-        [Bytes::from_static(b"not found: MCP is served at /mcp\n")].into(),
-    ));
-    *response.status_mut() = hyper::StatusCode::NOT_FOUND;
-    response
-}
-
-/// The address actually bound, for the start-up line (a port of 0 picks a free one).
-pub fn bound_address(listener: &TcpListener) -> Option<SocketAddr> {
-    listener.local_addr().ok()
 }

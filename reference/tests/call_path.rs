@@ -121,6 +121,7 @@ fn gateway(base_url: &str, placement: Option<CredentialPlacement>) -> Gateway {
         credential: Some(Secret::new(SECRET)),
         placement,
         trusted_ca_pem: None,
+        also_masked: Vec::new(),
     };
     Gateway::with_limits(catalogue(), upstream, limits(SHORT_DEADLINE)).expect("gateway starts")
 }
@@ -476,6 +477,7 @@ async fn an_endless_body_is_read_up_to_the_limit() {
         credential: None,
         placement: None,
         trusted_ca_pem: None,
+        also_masked: Vec::new(),
     };
     let gateway = Gateway::with_limits(catalogue(), upstream, limits(Duration::from_secs(10)))
         .expect("gateway starts");

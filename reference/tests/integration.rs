@@ -6,11 +6,13 @@
 
 mod support;
 
+mod agents;
 mod balanced;
 mod call_path;
 mod corpus;
 mod descriptors;
 mod differential;
+mod hosting;
 mod json_schema_test_suite;
 mod load;
 mod logs;

@@ -77,6 +77,7 @@ fn no_type_that_holds_the_credential_shows_it() {
             credential: Some(Secret::new(SECRET)),
             placement: Some(placement.clone()),
             trusted_ca_pem: None,
+            also_masked: Vec::new(),
         };
         assert_hidden("UpstreamConfig", format!("{upstream:?}"));
 

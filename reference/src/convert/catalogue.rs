@@ -92,6 +92,31 @@ pub enum CredentialPlacement {
     Query(String),
 }
 
+/// As the operator writes it: `bearer`, `basic`, `header:NAME` or
+/// `query:NAME`.
+impl std::str::FromStr for CredentialPlacement {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let named = |name: &str| {
+            if name.is_empty() {
+                Err(format!("`{text}` needs a name after the colon"))
+            } else {
+                Ok(name.to_string())
+            }
+        };
+        match text.split_once(':') {
+            None if text.eq_ignore_ascii_case("bearer") => Ok(CredentialPlacement::Bearer),
+            None if text.eq_ignore_ascii_case("basic") => Ok(CredentialPlacement::Basic),
+            Some(("header", name)) => named(name).map(CredentialPlacement::Header),
+            Some(("query", name)) => named(name).map(CredentialPlacement::Query),
+            _ => Err(format!(
+                "unknown placement `{text}`: use bearer, basic, header:NAME or query:NAME"
+            )),
+        }
+    }
+}
+
 /// The `user:password` a basic credential stands for (TC-REQ-014): the
 /// credential itself when it holds a `:`, else the credential as the user
 /// name with an empty password, as APIs that take a secret key as the user

@@ -9,9 +9,9 @@
 
 use std::time::Duration;
 
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio::time::{Interval, MissedTickBehavior};
-use tokio_util::task::TaskTracker;
+
+use super::table::Routes;
 
 /// The target the census is logged on, for `RUST_LOG`.
 pub const TARGET: &str = "hosted_mcp_gateway::census";
@@ -45,11 +45,16 @@ impl Census {
     }
 }
 
-/// Logs the census. `connections` are the HTTP connections open now;
-/// `calls` counts each tool call from its arrival to its answer, waiting for
-/// a turn included.
-pub async fn report(sessions: &LocalSessionManager, connections: usize, calls: &TaskTracker) {
-    let sessions = sessions.sessions.read().await.len();
+/// Logs the census, summed over every API of `routes`. `connections` are
+/// the HTTP connections open now; a tool call counts from its arrival to its
+/// answer, waiting for a turn included.
+pub async fn report(routes: &Routes, connections: usize) {
+    let mut sessions = 0;
+    let mut calls_in_flight = 0;
+    for hosted in routes.apis() {
+        sessions += hosted.endpoint.sessions_alive().await;
+        calls_in_flight += hosted.endpoint.calls_in_flight();
+    }
     let tasks = tokio::runtime::Handle::current()
         .metrics()
         .num_alive_tasks();
@@ -57,7 +62,7 @@ pub async fn report(sessions: &LocalSessionManager, connections: usize, calls: &
         target: TARGET,
         sessions,
         connections,
-        calls_in_flight = calls.len(),
+        calls_in_flight,
         tasks,
         "census"
     );

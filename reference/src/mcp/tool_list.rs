@@ -27,8 +27,27 @@ use memchr::memmem::Finder;
 use rmcp::model::{JsonObject, ListToolsResult, Tool};
 use tokio::io::AsyncWrite;
 
-/// The tools, serialized once, and the stand-in that marks where they go.
+/// Which tools an agent may see and call. The HTTP layer in front of MCP
+/// sets it from what let the agent in (a token's scopes); without one
+/// (stdio, no agent checks) every tool is allowed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ToolsAllowed {
+    #[default]
+    All,
+    /// Only the tools hinted read-only.
+    ReadOnly,
+}
+
+/// The tools, serialized once, and the stand-in that marks where they go:
+/// the whole list, and the read-only tools alone where agents may be
+/// limited to them.
 pub struct ToolList {
+    all: Variant,
+    read_only: Option<Variant>,
+}
+
+/// One list as it goes out.
+struct Variant {
     stand_in: Tool,
     /// Finds the stand-in's JSON.
     marker: Finder<'static>,
@@ -37,43 +56,53 @@ pub struct ToolList {
 }
 
 impl ToolList {
+    /// Every tool, to every agent.
     pub fn new(tools: &[Tool]) -> ToolList {
-        let random = std::collections::hash_map::RandomState::new();
-        let nonce = [random.build_hasher().finish(), random.hash_one(tools.len())];
-        let stand_in = Tool::new_with_raw(
-            format!(
-                "hosted-mcp-gateway tool list {:016x}{:016x}",
-                nonce[0], nonce[1]
-            ),
-            None,
-            Arc::new(JsonObject::new()),
-        );
-        let marker = serde_json::to_vec(&stand_in).expect("a tool serializes");
-        let mut joined = Vec::new();
-        for (position, tool) in tools.iter().enumerate() {
-            if position > 0 {
-                joined.push(b',');
-            }
-            serde_json::to_writer(&mut joined, tool).expect("a tool serializes");
-        }
         ToolList {
-            stand_in,
-            marker: Finder::new(&marker).into_owned(),
-            tools: joined.into(),
+            all: Variant::new(tools),
+            read_only: None,
         }
     }
 
-    /// The result to hand rmcp: the stand-in in place of every tool.
-    pub fn result(&self) -> ListToolsResult {
-        ListToolsResult::with_all_items(vec![self.stand_in.clone()])
+    /// Every tool, and the `read_only` ones alone for agents let in only
+    /// for them.
+    pub fn with_read_only(tools: &[Tool], read_only: &[Tool]) -> ToolList {
+        ToolList {
+            all: Variant::new(tools),
+            read_only: Some(Variant::new(read_only)),
+        }
+    }
+
+    /// The result to hand rmcp: the stand-in in place of every tool the
+    /// agent may see.
+    pub fn result(&self, allowed: ToolsAllowed) -> ListToolsResult {
+        let variant = match (allowed, &self.read_only) {
+            (ToolsAllowed::ReadOnly, Some(read_only)) => read_only,
+            (ToolsAllowed::ReadOnly, None) => {
+                return ListToolsResult::with_all_items(Vec::new());
+            }
+            (ToolsAllowed::All, _) => &self.all,
+        };
+        ListToolsResult::with_all_items(vec![variant.stand_in.clone()])
+    }
+
+    fn variants(&self) -> impl Iterator<Item = &Variant> {
+        std::iter::once(&self.all).chain(&self.read_only)
+    }
+
+    /// The first stand-in in `bytes`: where it starts, and its list.
+    fn find(&self, bytes: &[u8]) -> Option<(usize, &Variant)> {
+        self.variants()
+            .filter_map(|variant| Some((variant.marker.find(bytes)?, variant)))
+            .min_by_key(|(at, _)| *at)
     }
 
     /// `bytes` with the stand-in replaced by the tools, as the pieces to send
-    /// in turn; `None` when the stand-in is not there.
+    /// in turn; `None` when no stand-in is there.
     pub fn splice(&self, bytes: &Bytes) -> Option<[Bytes; 3]> {
-        let at = self.marker.find(bytes)?;
-        let end = at + self.marker.needle().len();
-        Some([bytes.slice(..at), self.tools.clone(), bytes.slice(end..)])
+        let (at, variant) = self.find(bytes)?;
+        let end = at + variant.marker.needle().len();
+        Some([bytes.slice(..at), variant.tools.clone(), bytes.slice(end..)])
     }
 
     /// An HTTP response with the stand-in replaced wherever rmcp wrote it.
@@ -110,6 +139,34 @@ impl ToolList {
             SplicedBody::Whole(pieces)
         };
         hyper::Response::from_parts(parts, body)
+    }
+}
+
+impl Variant {
+    fn new(tools: &[Tool]) -> Variant {
+        let random = std::collections::hash_map::RandomState::new();
+        let nonce = [random.build_hasher().finish(), random.hash_one(tools.len())];
+        let stand_in = Tool::new_with_raw(
+            format!(
+                "hosted-mcp-gateway tool list {:016x}{:016x}",
+                nonce[0], nonce[1]
+            ),
+            None,
+            Arc::new(JsonObject::new()),
+        );
+        let marker = serde_json::to_vec(&stand_in).expect("a tool serializes");
+        let mut joined = Vec::new();
+        for (position, tool) in tools.iter().enumerate() {
+            if position > 0 {
+                joined.push(b',');
+            }
+            serde_json::to_writer(&mut joined, tool).expect("a tool serializes");
+        }
+        Variant {
+            stand_in,
+            marker: Finder::new(&marker).into_owned(),
+            tools: joined.into(),
+        }
     }
 }
 
@@ -229,12 +286,12 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for SplicingWriter<W> {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         ready!(this.poll_pending(cx))?;
-        match this.list.marker.find(buf) {
-            Some(0) => {
-                this.pending = Some((this.list.tools.clone(), 0));
-                Poll::Ready(Ok(this.list.marker.needle().len()))
+        match this.list.find(buf) {
+            Some((0, variant)) => {
+                this.pending = Some((variant.tools.clone(), 0));
+                Poll::Ready(Ok(variant.marker.needle().len()))
             }
-            Some(at) => Pin::new(&mut this.inner).poll_write(cx, &buf[..at]),
+            Some((at, _)) => Pin::new(&mut this.inner).poll_write(cx, &buf[..at]),
             None => Pin::new(&mut this.inner).poll_write(cx, buf),
         }
     }
@@ -289,7 +346,7 @@ mod tests {
         let tools = tools();
         let list = ToolList::new(&tools);
         let pieces = list
-            .splice(&Bytes::from(message(list.result())))
+            .splice(&Bytes::from(message(list.result(ToolsAllowed::All))))
             .expect("the stand-in is found");
         assert_eq!(
             pieces.concat(),
@@ -300,7 +357,7 @@ mod tests {
     #[test]
     fn text_that_quotes_the_stand_in_is_left_alone() {
         let list = ToolList::new(&tools());
-        let stand_in = serde_json::to_string(&list.stand_in).expect("serializes");
+        let stand_in = serde_json::to_string(&list.all.stand_in).expect("serializes");
         // Inside a JSON string every quote is escaped.
         let text = serde_json::to_vec(&stand_in).expect("serializes");
         assert!(list.splice(&Bytes::from(text)).is_none());
@@ -335,7 +392,7 @@ mod tests {
     async fn short_writes_still_splice_the_whole_list() {
         let tools = tools();
         let list = Arc::new(ToolList::new(&tools));
-        let mut sent = message(list.result());
+        let mut sent = message(list.result(ToolsAllowed::All));
         sent.push(b'\n');
         sent.extend_from_slice(b"{\"next\":1}\n");
         let mut expected = message(ListToolsResult::with_all_items(tools));
@@ -362,7 +419,7 @@ mod tests {
         let json = hyper::Response::builder()
             .header(hyper::header::CONTENT_TYPE, "application/json")
             .body(http_body_util::Full::new(Bytes::from(message(
-                list.result(),
+                list.result(ToolsAllowed::All),
             ))))
             .expect("a response");
         let spliced = list.splice_response(json).await;
@@ -379,7 +436,12 @@ mod tests {
             .to_bytes();
         assert_eq!(body, expected);
 
-        let event = [b"data: ".as_slice(), &message(list.result()), b"\n\n"].concat();
+        let event = [
+            b"data: ".as_slice(),
+            &message(list.result(ToolsAllowed::All)),
+            b"\n\n",
+        ]
+        .concat();
         let sse = hyper::Response::builder()
             .header(hyper::header::CONTENT_TYPE, "text/event-stream")
             .body(http_body_util::Full::new(Bytes::from(event)))

@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+pub mod authorization;
+
 pub const GATEWAY: &str = env!("CARGO_BIN_EXE_hosted-mcp-gateway");
 
 /// The petstore document of `fixtures/`.

@@ -1,0 +1,260 @@
+//! One hosted API made ready: its document read into tools, its stored
+//! credential read, and the gateway that calls its host built.
+//!
+//! Made in two steps, so that every API's answers can mask every stored
+//! credential of the process: [`prepare`] reads what the operator named,
+//! [`build`] makes the gateway once all credentials are known.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::settings::{ApiSettings, CredentialSource};
+use crate::answer;
+use crate::convert::{self, Catalogue, CredentialPlacement};
+use crate::gateway::{Gateway, Limits, UpstreamConfig};
+use crate::load;
+use crate::secret::Secret;
+use crate::watch::ApiMeter;
+
+/// Below this many characters a credential is likely to stand in ordinary
+/// text (a credential `e` masks `method` as `m[credential]thod`).
+const SHORT_CREDENTIAL: usize = 8;
+
+/// An API whose document and credential were read.
+pub struct Prepared {
+    pub settings: ApiSettings,
+    catalogue: Catalogue,
+    /// Operations left out as deprecated (TC-NAME-010).
+    deprecated: usize,
+    credential: Option<Secret>,
+    trusted_ca_pem: Option<Vec<u8>>,
+}
+
+/// An API ready to serve.
+pub struct Built {
+    pub settings: ApiSettings,
+    pub gateway: Arc<Gateway>,
+    /// What the start-up line says of it.
+    pub summary: Summary,
+}
+
+/// What the start-up line says of an API.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    pub tools: usize,
+    pub deprecated_left_out: usize,
+    pub not_chosen: usize,
+    /// Where the credential goes and why.
+    pub credential: String,
+}
+
+/// Reads the API's document into tools, and its credential and CA file.
+/// An error names the API (when there are several) and what is wrong.
+pub fn prepare(settings: &ApiSettings) -> Result<Prepared, String> {
+    let named = |error: String| match &settings.name {
+        Some(_) => format!("{}: {error}", settings.label()),
+        None => error,
+    };
+    let (catalogue, deprecated) = catalogue(&settings.openapi, &settings.tools).map_err(named)?;
+    let credential = read_credential(&settings.credential).map_err(named)?;
+    let trusted_ca_pem = match &settings.ca_file {
+        Some(path) => Some(
+            std::fs::read(path)
+                .map_err(|e| named(format!("cannot read the CA file {}: {e}", path.display())))?,
+        ),
+        None => None,
+    };
+    Ok(Prepared {
+        settings: settings.clone(),
+        catalogue,
+        deprecated,
+        credential,
+        trusted_ca_pem,
+    })
+}
+
+/// The document's tools, and how many of its operations were left out as
+/// deprecated (TC-NAME-010).
+pub fn catalogue(openapi: &Path, options: &convert::Options) -> Result<(Catalogue, usize), String> {
+    let document = load::load_path(openapi).map_err(|e| e.to_string())?;
+    // What was passed over (an external `$ref`, a parameter in an unknown place)
+    // is said in the log on stderr, which stays free of MCP traffic even over stdio.
+    for warning in &document.warnings {
+        tracing::warn!("{warning}");
+    }
+    let deprecated = document
+        .operations
+        .iter()
+        .filter(|op| op.deprecated)
+        .count();
+    let catalogue = convert::convert_with(&document, options).map_err(|e| e.to_string())?;
+    for selector in &catalogue.unmatched_selectors {
+        tracing::warn!("{selector} names no operation of the document: nothing is chosen by it");
+    }
+    Ok((catalogue, deprecated))
+}
+
+impl Prepared {
+    /// The forms of its credential that every API masks.
+    pub fn secret_forms(&self) -> Vec<String> {
+        let placement = self
+            .settings
+            .placement
+            .as_ref()
+            .or(self.catalogue.default_credential.as_ref());
+        self.credential
+            .as_ref()
+            .map(|credential| answer::secret_forms(credential.expose(), placement))
+            .unwrap_or_default()
+    }
+}
+
+/// Builds the API's gateway, masking `also_masked` (the other APIs'
+/// credentials) besides its own, its calls counted by `meter`, and warns
+/// once of what its operator should fix first.
+pub fn build(
+    prepared: Prepared,
+    also_masked: Vec<Vec<String>>,
+    limits: Limits,
+    meter: ApiMeter,
+) -> Result<Built, String> {
+    let Prepared {
+        settings,
+        catalogue,
+        deprecated,
+        credential,
+        trusted_ca_pem,
+    } = prepared;
+    let upstream = UpstreamConfig {
+        base_url: settings.base_url.clone(),
+        credential,
+        placement: settings.placement.clone(),
+        trusted_ca_pem,
+        also_masked,
+    };
+    let summary = Summary {
+        tools: catalogue.tools.len(),
+        deprecated_left_out: deprecated,
+        not_chosen: catalogue.left_out_by_selection,
+        credential: review(&catalogue, &upstream, &settings),
+    };
+    let gateway =
+        Gateway::with_limits(catalogue, upstream, limits).map_err(|e| match &settings.name {
+            Some(_) => format!("{}: {e}", settings.label()),
+            None => e.to_string(),
+        })?;
+    Ok(Built {
+        settings,
+        gateway: Arc::new(gateway.metered(meter)),
+        summary,
+    })
+}
+
+/// Where the credential goes and why, for the start-up line; and, once
+/// each, the warnings an operator should act on before the first call.
+fn review(catalogue: &Catalogue, upstream: &UpstreamConfig, settings: &ApiSettings) -> String {
+    let api = settings.name.as_deref();
+    if catalogue.tools.is_empty() {
+        tracing::warn!(
+            api,
+            document = %settings.openapi.display(),
+            "the document gives no tool: it has no operation that is not deprecated"
+        );
+    }
+    let not_json: Vec<&str> = catalogue
+        .tools
+        .iter()
+        .filter(|tool| {
+            tool.plan
+                .body
+                .as_ref()
+                .is_some_and(|body| !is_json(&body.content_type))
+        })
+        .map(|tool| tool.name.as_str())
+        .collect();
+    if let Some(first) = not_json.first() {
+        tracing::warn!(
+            api,
+            operations = not_json.len(),
+            first = %first,
+            "operations whose request body the document gives only in a media type that is not \
+             JSON: the gateway sends their body as JSON with that type, which the API may refuse"
+        );
+    }
+    let Some(credential) = &upstream.credential else {
+        tracing::warn!(
+            api,
+            "no credential is set ({}): requests go to the API without one",
+            credential_names(&settings.credential)
+        );
+        return "none".to_owned();
+    };
+    let length = credential.expose().chars().count();
+    if length < SHORT_CREDENTIAL {
+        tracing::warn!(
+            api,
+            "the credential is only {length} characters long: every occurrence of it in an answer \
+             is masked as [credential], which garbles ordinary text"
+        );
+    }
+    let (placement, why) = match (&upstream.placement, &catalogue.default_credential) {
+        (Some(placement), _) => (placement, "--credential-in".to_owned()),
+        (None, Some(placement)) => (
+            placement,
+            format!(
+                "the document's security scheme {}",
+                catalogue.credential_scheme.as_deref().unwrap_or_default()
+            ),
+        ),
+        (None, None) => (
+            &CredentialPlacement::Bearer,
+            "the default: the document names no usable security scheme".to_owned(),
+        ),
+    };
+    let place = match placement {
+        CredentialPlacement::Header(name) => format!("header {name}"),
+        CredentialPlacement::Bearer => "Authorization: Bearer".to_owned(),
+        CredentialPlacement::Basic => "Authorization: Basic".to_owned(),
+        CredentialPlacement::Query(name) => format!("query parameter {name}"),
+    };
+    format!("{place}, from {why}")
+}
+
+/// How the operator gives the credential, for the warning that none is set.
+fn credential_names(source: &CredentialSource) -> String {
+    match source {
+        CredentialSource::None => "its configuration gives no `credential`".to_owned(),
+        CredentialSource::Env { name, .. } => format!("{name} or --credential-file"),
+        CredentialSource::File(path) => path.display().to_string(),
+    }
+}
+
+/// `application/json` or a `+json` type, whatever its parameters.
+fn is_json(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    essence.eq_ignore_ascii_case("application/json")
+        || essence.to_ascii_lowercase().ends_with("+json")
+}
+
+/// The credential from a file or the environment, never from the command
+/// line, where the process list would show it.
+fn read_credential(source: &CredentialSource) -> Result<Option<Secret>, String> {
+    let raw = match source {
+        CredentialSource::None => return Ok(None),
+        CredentialSource::File(path) => std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read credential file {}: {e}", path.display()))?,
+        CredentialSource::Env { name, required } => match std::env::var(name) {
+            Ok(value) => value,
+            Err(std::env::VarError::NotPresent) if !required => return Ok(None),
+            Err(std::env::VarError::NotPresent) => {
+                return Err(format!("the credential's variable {name} is not set"))
+            }
+            Err(std::env::VarError::NotUnicode(_)) => {
+                return Err(format!("{name} is not valid UTF-8"))
+            }
+        },
+    };
+    let credential = raw.strip_suffix('\n').unwrap_or(&raw);
+    let credential = credential.strip_suffix('\r').unwrap_or(credential);
+    Ok((!credential.is_empty()).then(|| Secret::new(credential)))
+}

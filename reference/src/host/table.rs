@@ -1,0 +1,301 @@
+//! The APIs being served, found by their endpoint's path, and replaced
+//! whole when the configuration is read again.
+//!
+//! A reload builds every API of the new configuration before it touches
+//! the running ones: one that cannot be built refuses the whole reload, and
+//! the table serves on unchanged. Once all are built, the new table takes
+//! the old one's place in one step. An API whose tools are the same keeps
+//! its endpoint, and so its sessions, with the new gateway under it; calls
+//! in flight finish with the gateway they started with. The endpoints left
+//! behind answer their calls in flight, then end their sessions.
+
+use std::collections::HashMap;
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::Duration;
+
+use super::api::{self, Built, Summary};
+use super::settings::{ApiSettings, Settings};
+use crate::agents::{self, Authorities, Gate, Resource};
+use crate::gateway::Limits;
+use crate::mcp::{self, HttpEndpoint, HttpOptions, McpServer};
+use crate::watch::Metrics;
+
+/// How long an endpoint left behind by a reload waits for its calls in
+/// flight before it ends its sessions: the upstream deadline and a margin.
+const RETIRE_AFTER_CALLS: Duration = Duration::from_secs(20);
+
+/// The live table.
+pub struct Table {
+    routes: RwLock<Arc<Routes>>,
+    options: HttpOptions,
+    limits: Limits,
+    /// The gateway's URL when the configuration gives none: the address it
+    /// listens on, when that is one agents can reach it at.
+    listen_url: Option<String>,
+    /// The authorization servers agents' tokens come from, kept across
+    /// reloads with the keys they hold.
+    authorities: Authorities,
+    authority_client: reqwest::Client,
+    metrics: Arc<Metrics>,
+}
+
+/// One version of the table.
+pub struct Routes {
+    /// 1 for the configuration read at start-up, one more for each reload.
+    pub version: u64,
+    apis: Vec<Arc<Hosted>>,
+    by_path: HashMap<String, usize>,
+}
+
+/// One API being served.
+pub struct Hosted {
+    pub settings: ApiSettings,
+    pub summary: Summary,
+    /// Who may use it.
+    pub gate: Gate,
+    pub endpoint: Arc<HttpEndpoint>,
+    /// The tools as MCP lists them, serialized, and whether read-only
+    /// tools are also listed alone: an endpoint is kept across a reload
+    /// only for the very same lists.
+    tools: (Vec<u8>, bool),
+}
+
+/// What a reload changed, for its log line.
+#[derive(Debug, Default)]
+pub struct Changes {
+    pub version: u64,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    /// APIs whose tools changed: their sessions end.
+    pub replaced: Vec<String>,
+    /// APIs whose tools stayed: their sessions live on.
+    pub kept: Vec<String>,
+}
+
+impl Table {
+    /// The table of `settings` for a gateway listening at `listen_url`, or
+    /// the first error met building it.
+    pub fn load(
+        settings: &Settings,
+        options: HttpOptions,
+        limits: Limits,
+        listen_url: Option<String>,
+        metrics: Arc<Metrics>,
+    ) -> Result<Table, String> {
+        let table = Table {
+            routes: RwLock::new(Arc::new(Routes::new(0, Vec::new()))),
+            options,
+            limits,
+            listen_url,
+            authorities: Authorities::default(),
+            authority_client: agents::authority_client()?,
+            metrics,
+        };
+        let apis = table
+            .build(settings)?
+            .into_iter()
+            .map(|(built, gate)| Arc::new(Hosted::new(built, gate, &table.options)))
+            .collect();
+        *table.routes.write().unwrap_or_else(PoisonError::into_inner) =
+            Arc::new(Routes::new(1, apis));
+        Ok(table)
+    }
+
+    /// Every API of `settings` built, with its agents' checks.
+    fn build(&self, settings: &Settings) -> Result<Vec<(Built, Gate)>, String> {
+        let public_url = settings.public_url.as_ref().or(self.listen_url.as_ref());
+        let built = build_all(settings, self.limits, &self.metrics)?;
+        built
+            .into_iter()
+            .map(|built| {
+                let public_url = match (public_url, &built.settings.agents.oauth) {
+                    (Some(url), _) => url.as_str(),
+                    (None, None) => "http://localhost",
+                    (None, Some(_)) => {
+                        return Err(format!(
+                            "{}: MCP authorization needs the URL agents reach the gateway at, \
+                             which tokens are issued for: give it with --public-url (or \
+                             `public_url` in the config file)",
+                            built.settings.label()
+                        ))
+                    }
+                };
+                let resource = Resource::at(public_url, &built.settings.path());
+                let gate = Gate::build(
+                    &built.settings.agents,
+                    resource,
+                    &self.authorities,
+                    &self.authority_client,
+                )
+                .map_err(|e| match &built.settings.name {
+                    Some(_) => format!("{}: {e}", built.settings.label()),
+                    None => e,
+                })?;
+                Ok((built, gate))
+            })
+            .collect()
+    }
+
+    /// Where the gateway's metrics are recorded.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// The table as it is now.
+    pub fn routes(&self) -> Arc<Routes> {
+        Arc::clone(&self.routes.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Replaces the table with `settings`' APIs, all built before any is
+    /// served; on an error nothing changes.
+    pub fn reload(&self, settings: &Settings) -> Result<Changes, String> {
+        let built = self.build(settings)?;
+        let old = self.routes();
+        let mut changes = Changes {
+            version: old.version + 1,
+            ..Changes::default()
+        };
+        let mut apis = Vec::with_capacity(built.len());
+        for (built, gate) in built {
+            let path = built.settings.path();
+            let tools = (tools_json(&built), gate.limits_tools());
+            let name = built.settings.name.clone().unwrap_or_else(|| path.clone());
+            let kept = old.find(&path).filter(|hosted| hosted.tools == tools);
+            let hosted = match kept {
+                Some(kept) => {
+                    kept.endpoint.server().replace_gateway(built.gateway);
+                    changes.kept.push(name);
+                    Hosted {
+                        settings: built.settings,
+                        summary: built.summary,
+                        gate,
+                        endpoint: Arc::clone(&kept.endpoint),
+                        tools,
+                    }
+                }
+                None => {
+                    if old.find(&path).is_some() {
+                        changes.replaced.push(name);
+                    } else {
+                        changes.added.push(name);
+                    }
+                    Hosted::new(built, gate, &self.options)
+                }
+            };
+            apis.push(Arc::new(hosted));
+        }
+        let routes = Arc::new(Routes::new(changes.version, apis));
+        for left in old.apis() {
+            let path = left.settings.path();
+            let still = routes
+                .find(&path)
+                .is_some_and(|hosted| Arc::ptr_eq(&hosted.endpoint, &left.endpoint));
+            if !still {
+                if routes.find(&path).is_none() {
+                    changes
+                        .removed
+                        .push(left.settings.name.clone().unwrap_or(path));
+                }
+                retire(Arc::clone(&left.endpoint));
+            }
+        }
+        *self.routes.write().unwrap_or_else(PoisonError::into_inner) = routes;
+        Ok(changes)
+    }
+}
+
+impl Routes {
+    fn new(version: u64, apis: Vec<Arc<Hosted>>) -> Routes {
+        let by_path = apis
+            .iter()
+            .enumerate()
+            .map(|(position, hosted)| (hosted.settings.path(), position))
+            .collect();
+        Routes {
+            version,
+            apis,
+            by_path,
+        }
+    }
+
+    /// The API served at `path`.
+    pub fn find(&self, path: &str) -> Option<&Arc<Hosted>> {
+        self.by_path.get(path).map(|&position| &self.apis[position])
+    }
+
+    /// Every API, in the configuration's order.
+    pub fn apis(&self) -> &[Arc<Hosted>] {
+        &self.apis
+    }
+}
+
+impl Hosted {
+    fn new(built: Built, gate: Gate, options: &HttpOptions) -> Hosted {
+        let tools = (tools_json(&built), gate.limits_tools());
+        let server = if gate.limits_tools() {
+            McpServer::limitable(built.gateway)
+        } else {
+            McpServer::new(built.gateway)
+        };
+        Hosted {
+            settings: built.settings,
+            summary: built.summary,
+            gate,
+            endpoint: Arc::new(HttpEndpoint::new(server, options)),
+            tools,
+        }
+    }
+}
+
+fn tools_json(built: &Built) -> Vec<u8> {
+    serde_json::to_vec(&mcp::tools_list_json(built.gateway.tools())).unwrap_or_default()
+}
+
+/// Every API of `settings` built, each masking every stored credential and
+/// counting its calls in `metrics`.
+pub fn build_all(
+    settings: &Settings,
+    limits: Limits,
+    metrics: &Arc<Metrics>,
+) -> Result<Vec<Built>, String> {
+    let prepared = settings
+        .apis
+        .iter()
+        .map(api::prepare)
+        .collect::<Result<Vec<_>, _>>()?;
+    let masked: Vec<Vec<String>> = prepared.iter().map(api::Prepared::secret_forms).collect();
+    prepared
+        .into_iter()
+        .map(|prepared| {
+            let meter = metrics.api(prepared.settings.metric_name());
+            api::build(prepared, masked.clone(), limits, meter)
+        })
+        .collect()
+}
+
+/// An endpoint no longer in the table: its calls in flight are answered,
+/// then its sessions end.
+fn retire(endpoint: Arc<HttpEndpoint>) {
+    tokio::spawn(async move {
+        let _ = tokio::time::timeout(RETIRE_AFTER_CALLS, endpoint.calls_answered()).await;
+        endpoint.end_sessions();
+    });
+}
+
+/// Brings the metrics of things alive (the APIs, their sessions, the
+/// configuration's version) up to date, for a scrape.
+pub fn before_scrape(table: &Arc<Table>) -> crate::watch::BeforeScrape {
+    let table = Arc::clone(table);
+    Arc::new(move || {
+        let table = Arc::clone(&table);
+        Box::pin(async move {
+            let routes = table.routes();
+            let mut sessions = Vec::with_capacity(routes.apis().len());
+            for hosted in routes.apis() {
+                let alive = hosted.endpoint.sessions_alive().await;
+                sessions.push((hosted.settings.metric_name().to_owned(), alive));
+            }
+            table.metrics().serving(routes.version, &sessions);
+        })
+    })
+}

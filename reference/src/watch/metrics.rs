@@ -1,0 +1,325 @@
+//! The metrics, and the recorder each API's calls go through.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+/// Every metric of the gateway, and whether it is ready.
+pub struct Metrics {
+    registry: Mutex<Registry>,
+    calls: Family<CallLabels, Counter>,
+    upstream: Family<ClassLabels, Counter>,
+    durations: Family<ApiLabels, Histogram>,
+    in_flight: Family<ApiLabels, Gauge>,
+    waiting: Family<ApiLabels, Gauge>,
+    sessions: Family<ApiLabels, Gauge>,
+    refused: Family<ReasonLabels, Counter>,
+    tokens: Family<OutcomeLabels, Counter>,
+    reloads: Family<ReloadLabels, Counter>,
+    version: Gauge,
+    apis: Gauge,
+    ready: AtomicBool,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ApiLabels {
+    api: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CallLabels {
+    api: String,
+    tool: String,
+    outcome: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ClassLabels {
+    api: String,
+    class: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabels {
+    api: String,
+    reason: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    api: String,
+    outcome: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReloadLabels {
+    outcome: String,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let metrics = Metrics {
+            registry: Mutex::new(Registry::with_prefix("hosted_mcp")),
+            calls: Family::default(),
+            upstream: Family::default(),
+            // 1 ms to about 33 s: every call ends by the 15 s deadline.
+            durations: Family::new_with_constructor(|| {
+                Histogram::new(exponential_buckets(0.001, 2.0, 16))
+            }),
+            in_flight: Family::default(),
+            waiting: Family::default(),
+            sessions: Family::default(),
+            refused: Family::default(),
+            tokens: Family::default(),
+            reloads: Family::default(),
+            version: Gauge::default(),
+            apis: Gauge::default(),
+            ready: AtomicBool::new(false),
+        };
+        {
+            let mut registry = metrics.registry();
+            registry.register(
+                "calls",
+                "Tool calls answered, by outcome",
+                metrics.calls.clone(),
+            );
+            registry.register(
+                "upstream_responses",
+                "The APIs' answers by status class",
+                metrics.upstream.clone(),
+            );
+            registry.register(
+                "call_duration_seconds",
+                "Tool calls from arrival to answer",
+                metrics.durations.clone(),
+            );
+            registry.register(
+                "calls_in_flight",
+                "Calls sending or answering",
+                metrics.in_flight.clone(),
+            );
+            registry.register(
+                "calls_waiting",
+                "Calls waiting for a turn",
+                metrics.waiting.clone(),
+            );
+            registry.register("sessions", "Sessions alive", metrics.sessions.clone());
+            registry.register(
+                "agents_refused",
+                "Requests refused before MCP, by reason",
+                metrics.refused.clone(),
+            );
+            registry.register(
+                "upstream_tokens",
+                "Access tokens fetched for the APIs, by outcome",
+                metrics.tokens.clone(),
+            );
+            registry.register("reloads", "Configuration reloads", metrics.reloads.clone());
+            registry.register(
+                "config_version",
+                "The configuration's version: 1 at start-up, one more a reload",
+                metrics.version.clone(),
+            );
+            registry.register("apis", "APIs served", metrics.apis.clone());
+        }
+        metrics
+    }
+
+    fn registry(&self) -> std::sync::MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The recorder of one API's calls.
+    pub fn api(self: &Arc<Self>, api: &str) -> ApiMeter {
+        ApiMeter {
+            api: api.to_owned(),
+            metrics: Arc::clone(self),
+        }
+    }
+
+    /// An agent refused before MCP.
+    pub fn refused(&self, api: &str, reason: &str) {
+        self.refused
+            .get_or_create(&ReasonLabels {
+                api: api.to_owned(),
+                reason: reason.to_owned(),
+            })
+            .inc();
+    }
+
+    /// A reload, applied or refused.
+    pub fn reloaded(&self, applied: bool) {
+        let outcome = if applied { "applied" } else { "refused" };
+        self.reloads
+            .get_or_create(&ReloadLabels {
+                outcome: outcome.to_owned(),
+            })
+            .inc();
+    }
+
+    /// The configuration served now: its version and its APIs' sessions.
+    pub fn serving(&self, version: u64, sessions: &[(String, usize)]) {
+        self.version.set(i64::try_from(version).unwrap_or(i64::MAX));
+        self.apis
+            .set(i64::try_from(sessions.len()).unwrap_or(i64::MAX));
+        self.sessions.clear();
+        for (api, alive) in sessions {
+            self.sessions
+                .get_or_create(&ApiLabels { api: api.clone() })
+                .set(i64::try_from(*alive).unwrap_or(i64::MAX));
+        }
+    }
+
+    /// Whether the gateway takes calls: once serving, until it stops.
+    pub fn set_ready(&self, ready: bool) {
+        self.ready.store(ready, Ordering::Relaxed);
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::Relaxed)
+    }
+
+    /// The metrics in the OpenMetrics text format Prometheus scrapes.
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        // Writing to a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry());
+        text
+    }
+}
+
+/// Records one API's calls.
+#[derive(Clone)]
+pub struct ApiMeter {
+    api: String,
+    metrics: Arc<Metrics>,
+}
+
+impl std::fmt::Debug for ApiMeter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiMeter").field("api", &self.api).finish()
+    }
+}
+
+/// Counts one call in a gauge while it lives.
+pub struct Counted(Gauge);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+impl ApiMeter {
+    fn labels(&self) -> ApiLabels {
+        ApiLabels {
+            api: self.api.clone(),
+        }
+    }
+
+    /// A call waiting for a turn, until dropped.
+    pub fn waiting(&self) -> Counted {
+        let gauge = self.metrics.waiting.get_or_create(&self.labels()).clone();
+        gauge.inc();
+        Counted(gauge)
+    }
+
+    /// A call sending or answering, until dropped.
+    pub fn in_flight(&self) -> Counted {
+        let gauge = self.metrics.in_flight.get_or_create(&self.labels()).clone();
+        gauge.inc();
+        Counted(gauge)
+    }
+
+    /// A call answered: its tool, its outcome (`ok` or a catalogue code),
+    /// the API's status if it answered, and how long the call took.
+    pub fn answered(&self, tool: &str, outcome: &str, status: Option<u16>, took: Duration) {
+        self.metrics
+            .calls
+            .get_or_create(&CallLabels {
+                api: self.api.clone(),
+                tool: tool.to_owned(),
+                outcome: outcome.to_owned(),
+            })
+            .inc();
+        if let Some(status) = status {
+            self.metrics
+                .upstream
+                .get_or_create(&ClassLabels {
+                    api: self.api.clone(),
+                    class: format!("{}xx", status / 100),
+                })
+                .inc();
+        }
+        self.metrics
+            .durations
+            .get_or_create(&self.labels())
+            .observe(took.as_secs_f64());
+    }
+
+    /// An access token fetched for the API, or a fetch that failed.
+    pub fn token_fetched(&self, ok: bool) {
+        let outcome = if ok { "fetched" } else { "failed" };
+        self.metrics
+            .tokens
+            .get_or_create(&OutcomeLabels {
+                api: self.api.clone(),
+                outcome: outcome.to_owned(),
+            })
+            .inc();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_and_refusals_show_in_the_text_prometheus_reads() {
+        let metrics = Arc::new(Metrics::new());
+        let pets = metrics.api("pets");
+        {
+            let _waiting = pets.waiting();
+            let _in_flight = pets.in_flight();
+            pets.answered("listPets", "ok", Some(200), Duration::from_millis(3));
+            pets.answered(
+                "listPets",
+                "UPSTREAM_STATUS",
+                Some(503),
+                Duration::from_millis(9),
+            );
+        }
+        metrics.refused("pets", "no_credential");
+        metrics.reloaded(true);
+        metrics.serving(2, &[("pets".to_owned(), 3)]);
+        let text = metrics.encode();
+        for line in [
+            "hosted_mcp_calls_total{api=\"pets\",tool=\"listPets\",outcome=\"ok\"} 1",
+            "hosted_mcp_calls_total{api=\"pets\",tool=\"listPets\",outcome=\"UPSTREAM_STATUS\"} 1",
+            "hosted_mcp_upstream_responses_total{api=\"pets\",class=\"5xx\"} 1",
+            "hosted_mcp_call_duration_seconds_count{api=\"pets\"} 2",
+            "hosted_mcp_calls_in_flight{api=\"pets\"} 0",
+            "hosted_mcp_calls_waiting{api=\"pets\"} 0",
+            "hosted_mcp_sessions{api=\"pets\"} 3",
+            "hosted_mcp_agents_refused_total{api=\"pets\",reason=\"no_credential\"} 1",
+            "hosted_mcp_reloads_total{outcome=\"applied\"} 1",
+            "hosted_mcp_config_version 2",
+            "hosted_mcp_apis 1",
+        ] {
+            assert!(text.contains(line), "{line} is not in:\n{text}");
+        }
+    }
+}
