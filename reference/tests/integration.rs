@@ -24,3 +24,4 @@ mod sessions;
 mod shutdown;
 mod split;
 mod tls;
+mod watching;

@@ -68,7 +68,7 @@ impl AuthorizationServer {
         let said: Value = serde_json::from_str(&line)
             .unwrap_or_else(|_| panic!("the authorization server did not start: {line:?}"));
         self.issuer = said["issuer"].as_str().expect("an issuer").to_owned();
-        self.process = Some(KillOnDrop(child));
+        self.process = Some(KillOnDrop::new(child));
     }
 
     /// Stops it, as an outage would.

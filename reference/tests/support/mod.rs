@@ -91,6 +91,13 @@ impl std::ops::DerefMut for KillOnDrop {
     }
 }
 
+impl KillOnDrop {
+    /// Takes `child` to kill when dropped.
+    pub fn new(child: Child) -> KillOnDrop {
+        KillOnDrop(child)
+    }
+}
+
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
         if matches!(self.0.try_wait(), Ok(None)) {
