@@ -90,10 +90,12 @@ pub fn convert_with(document: &Document, options: &Options) -> Result<Catalogue,
         });
     }
     let (credential_scheme, default_credential) = credential::default_placement(document).unzip();
+    let token_url = credential::token_url(document, credential_scheme.as_deref());
     Ok(Catalogue {
         tools,
         default_credential,
         credential_scheme,
+        token_url,
         left_out_by_selection: left_out,
         unmatched_selectors: options.selection.unmatched(&seen),
     })

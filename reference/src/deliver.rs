@@ -123,6 +123,12 @@ impl Deliverer {
         self.deadline
     }
 
+    /// The HTTP client, for the API's other endpoints (its token URL),
+    /// with the same trust and no redirects, retries or proxy.
+    pub fn client(&self) -> reqwest::Client {
+        self.client.clone()
+    }
+
     /// Sends the request once and reads at most `budget` bytes of the body,
     /// then drops the connection: memory per call stays bounded however large
     /// or endless the answer (TC-ANS-009).

@@ -385,6 +385,26 @@ catalogue! {
         operator: "A bug in the gateway: report it with the gateway's log around the call (its stderr), which holds the panic.",
         example: AgentMessage::GatewayFault,
     }
+    UpstreamTokenFailed {
+        code: "UPSTREAM_TOKEN_FAILED",
+        delivery: ToolError,
+        produced_by: ProducedBy::Reference(
+            "the API's own OAuth (client credentials exchanged for access tokens): its token \
+             endpoint refused, could not be reached or did not answer in time; \
+             `reference/tests/exchange.rs` produces it",
+        ),
+        meaning: "The API takes access tokens its OAuth server issues to the gateway's client, \
+                  and none could be had: the token endpoint refused the client (a wrong secret, \
+                  `invalid_client`), could not be reached, or did not answer within 5 seconds. \
+                  The message names the token endpoint and what it answered. Nothing was sent to \
+                  the API.",
+        agent: "Do not retry at once: the gateway cannot call this API until its token server answers. Report it.",
+        operator: "Check the client id and secret (`client_id` and the credential's source) with the API's OAuth server, and that the gateway reaches the token URL the message names.",
+        example: AgentMessage::UpstreamTokenFailed {
+            token_url: "https://auth.example.com/oauth/token".into(),
+            why: "the token endpoint answered 401 (invalid_client)".into(),
+        },
+    }
     UpstreamRedirect {
         code: "UPSTREAM_REDIRECT",
         delivery: ToolError,
@@ -608,6 +628,10 @@ pub enum AgentMessage {
         waited: Duration,
     },
     GatewayFault,
+    UpstreamTokenFailed {
+        token_url: String,
+        why: String,
+    },
     UpstreamRedirect {
         status: StatusCode,
         location: Option<String>,
@@ -731,6 +755,11 @@ impl AgentMessage {
                 out,
                 "the gateway failed inside this call (a fault of its own, logged); the request \
                  may or may not have reached the API"
+            ),
+            AgentMessage::UpstreamTokenFailed { token_url, why } => write!(
+                out,
+                "no access token for the API could be had from {token_url}: {why}; \
+                 {NOTHING_SENT}"
             ),
             AgentMessage::UpstreamRedirect {
                 status,

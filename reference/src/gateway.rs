@@ -23,6 +23,7 @@ use crate::check::{JsonType, Problem, TypeSet, Validator, Violation};
 use crate::convert::{Catalogue, CredentialPlacement, Tool};
 use crate::deliver::{ClientError, Deliverer, DEFAULT_DEADLINE};
 use crate::errors::{AgentMessage, ErrorCode};
+use crate::exchange::{ClientCredentials, Credentialed, ExchangeConfig};
 use crate::request::{self, Destination, DestinationError};
 use crate::secret::Secret;
 use crate::watch::ApiMeter;
@@ -44,6 +45,17 @@ pub struct UpstreamConfig {
     /// The secret forms of the other stored credentials of the process (the
     /// other APIs' it hosts), masked in this API's answers too.
     pub also_masked: Vec<Vec<String>>,
+    /// For an API that takes access tokens of its own OAuth server: where
+    /// to get them, the stored credential being the client's secret.
+    pub exchange: Option<ExchangeConfig>,
+}
+
+/// What calls are sent with.
+enum Credentialing {
+    /// The stored credential, in place once and for all.
+    Stored(Credentialed),
+    /// Tokens of the API's own OAuth server, got with the stored secret.
+    Exchanged(Box<ClientCredentials>),
 }
 
 /// The only failure that is not a tool result: the tool does not exist.
@@ -67,9 +79,12 @@ pub struct Gateway {
     /// Tool name to its position in `catalogue.tools` and `validators`.
     index: HashMap<String, usize>,
     validators: Vec<Validator>,
-    destination: Destination,
+    /// Where requests go, with no credential: refusals are found with it
+    /// before any token is asked for.
+    bare: Destination,
+    credentialing: Credentialing,
     deliverer: Deliverer,
-    /// Shared with the blocking threads that interpret large answers.
+    /// Masks every stored secret, in the texts the gateway writes itself.
     masker: Arc<Masker>,
     /// One permit per call that may be sending or answering at once.
     turns: Semaphore,
@@ -124,6 +139,11 @@ pub enum ConfigError {
     Destination(#[from] DestinationError),
     #[error(transparent)]
     Client(#[from] ClientError),
+    #[error(
+        "the API takes tokens of its OAuth server for a client's id and secret, and no \
+         secret is set: the stored credential is the client's secret"
+    )]
+    NoClientSecret,
 }
 
 /// A few hundred MB at most of answers in memory, and far more calls at
@@ -148,12 +168,30 @@ impl Gateway {
             .as_ref()
             .or(catalogue.default_credential.as_ref());
         let credential = upstream.credential.as_ref().map(Secret::expose);
-        let destination = Destination::new(&upstream.base_url, credential, placement)?;
         let own = credential.map(|credential| answer::secret_forms(credential, placement));
-        let masker = Arc::new(Masker::of(
-            own.into_iter().chain(upstream.also_masked.iter().cloned()),
-        ));
+        let masked: Vec<Vec<String>> = own
+            .into_iter()
+            .chain(upstream.also_masked.iter().cloned())
+            .collect();
+        let masker = Arc::new(Masker::of(masked.iter().cloned()));
         let deliverer = Deliverer::new(limits.deadline, upstream.trusted_ca_pem.as_deref())?;
+        let bare = Destination::new(&upstream.base_url, None, None)?;
+        let credentialing = match (&upstream.exchange, &upstream.credential) {
+            (None, _) => Credentialing::Stored(Credentialed {
+                destination: Arc::new(Destination::new(&upstream.base_url, credential, placement)?),
+                masker: Arc::clone(&masker),
+            }),
+            (Some(exchange), Some(secret)) => {
+                Credentialing::Exchanged(Box::new(ClientCredentials::new(
+                    exchange,
+                    secret.clone(),
+                    &upstream.base_url,
+                    masked,
+                    deliverer.client(),
+                )?))
+            }
+            (Some(_), None) => return Err(ConfigError::NoClientSecret),
+        };
         let validators = catalogue
             .tools
             .iter()
@@ -168,7 +206,8 @@ impl Gateway {
             catalogue,
             index,
             validators,
-            destination,
+            bare,
+            credentialing,
             deliverer,
             masker,
             turns: Semaphore::new(calls_in_flight),
@@ -180,6 +219,9 @@ impl Gateway {
 
     /// The gateway with each call counted by `meter`.
     pub fn metered(mut self, meter: ApiMeter) -> Self {
+        if let Credentialing::Exchanged(exchange) = &mut self.credentialing {
+            exchange.set_meter(meter.clone());
+        }
         self.meter = Some(meter);
         self
     }
@@ -271,9 +313,27 @@ impl Gateway {
 
         // A refused request is never sent (TC-REQ-003, TC-REQ-004,
         // TC-REQ-007, TC-REQ-018, TC-REQ-020).
-        let outbound = match request::build(tool, arguments, &self.destination) {
-            Ok(outbound) => outbound,
-            Err(refusal) => return (self.failure(refusal.into()), None),
+        let built = request::build(tool, arguments, &self.bare);
+        let (outbound, masker) = match (built, &self.credentialing) {
+            (Err(refusal), _) => return (self.failure(refusal.into()), None),
+            (Ok(_), Credentialing::Stored(stored)) => {
+                // The same request, with the credential put on last.
+                match request::build(tool, arguments, &stored.destination) {
+                    Ok(outbound) => (outbound, Arc::clone(&stored.masker)),
+                    Err(refusal) => return (self.failure(refusal.into()), None),
+                }
+            }
+            // A request that would be refused asks for no token.
+            (Ok(_), Credentialing::Exchanged(exchange)) => match exchange.credentialed().await {
+                Ok(token) => match request::build(tool, arguments, &token.destination) {
+                    Ok(outbound) => (outbound, token.masker),
+                    Err(refusal) => return (self.failure(refusal.into()), None),
+                },
+                Err(failure) => {
+                    let message = failure.into_message(exchange.token_url());
+                    return (self.failure(message), None);
+                }
+            },
         };
         // Past the limit a call waits for a turn, at most the deadline:
         // memory stays bounded, and no call waits without end.
@@ -304,7 +364,7 @@ impl Gateway {
         // TC-SEND-007: a delivery error names the method and URL, masked
         // by `failure`.
         let target = outbound.target();
-        let budget = answer::read_budget(&self.masker);
+        let budget = answer::read_budget(&masker);
         // TC-REQ-001, TC-SEND-001: sent once, whatever comes back.
         let delivered = match self.deliverer.send(outbound, budget).await {
             Ok(delivered) => delivered,
@@ -318,9 +378,8 @@ impl Gateway {
             bytes: delivered.body.len(),
         };
         if delivered.body.len() <= INLINE_ANSWER {
-            return (answer::interpret(&delivered, &self.masker), Some(exchange));
+            return (answer::interpret(&delivered, &masker), Some(exchange));
         }
-        let masker = Arc::clone(&self.masker);
         let Ok(turn) = Arc::clone(&self.interpreting).acquire_owned().await else {
             // Never closed; interpreted here rather than fail the call.
             return (answer::interpret(&delivered, &masker), Some(exchange));

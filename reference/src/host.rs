@@ -21,7 +21,7 @@ pub use api::{catalogue, Built, Summary};
 pub use config::{parse as parse_config, read as read_config};
 pub use front::serve;
 pub use reload::{reload, reload_on_hangup};
-pub use settings::{ApiSettings, CredentialSource, Settings};
+pub use settings::{ApiSettings, CredentialSource, ExchangeSettings, Settings};
 pub use table::{before_scrape, build_all, Changes, Hosted, Routes, Table};
 
 /// How often the census is logged unless the operator says otherwise.

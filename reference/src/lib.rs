@@ -15,6 +15,7 @@ pub mod check;
 pub mod convert;
 pub mod deliver;
 pub mod errors;
+pub mod exchange;
 pub mod gateway;
 pub mod host;
 pub mod load;

@@ -11,7 +11,9 @@ use clap::{Args, Parser, Subcommand};
 use hosted_mcp_gateway::agents::{self, AgentsSettings, KeysSettings, OAuthSettings, ScopeNames};
 use hosted_mcp_gateway::convert::{self, CredentialPlacement};
 use hosted_mcp_gateway::gateway::{Limits, DEFAULT_CALLS_IN_FLIGHT};
-use hosted_mcp_gateway::host::{self, ApiSettings, CredentialSource, Settings, Summary, Table};
+use hosted_mcp_gateway::host::{
+    self, ApiSettings, CredentialSource, ExchangeSettings, Settings, Summary, Table,
+};
 use hosted_mcp_gateway::mcp::{self, HttpAccess, HttpOptions, McpServer, Sessions};
 use hosted_mcp_gateway::watch::{self, Metrics};
 
@@ -249,6 +251,18 @@ struct ServeArgs {
     /// are always verified.
     #[arg(long, value_name = "FILE", conflicts_with = "config")]
     ca_file: Option<PathBuf>,
+    /// The API takes access tokens of its own OAuth server: get them by the
+    /// client-credentials grant for this client, whose secret is the stored
+    /// credential, and send them as `Authorization: Bearer`.
+    #[arg(long, value_name = "ID", conflicts_with = "config")]
+    upstream_client_id: Option<String>,
+    /// Where to ask for the API's tokens, when not where the document's
+    /// oauth2 clientCredentials flow says (its `tokenUrl`).
+    #[arg(long, value_name = "URL", requires = "upstream_client_id")]
+    upstream_token_url: Option<String>,
+    /// A scope to ask the API's OAuth server for (repeat for several).
+    #[arg(long, value_name = "SCOPE", requires = "upstream_client_id")]
+    upstream_scope: Vec<String>,
     /// Accept this Host header too (besides localhost), when serving behind a name.
     #[arg(long = "allowed-host", value_name = "HOST")]
     allowed_hosts: Vec<String>,
@@ -482,6 +496,14 @@ fn flag_settings(args: &ServeArgs) -> Settings {
             placement: args.credential_in.clone(),
             ca_file: args.ca_file.clone(),
             agents: args.agents.settings(),
+            exchange: args
+                .upstream_client_id
+                .clone()
+                .map(|client_id| ExchangeSettings {
+                    client_id,
+                    token_url: args.upstream_token_url.clone(),
+                    scopes: args.upstream_scope.clone(),
+                }),
         }],
         public_url: args.agents.public_url.clone(),
     }

@@ -110,6 +110,7 @@ fn catalogue() -> Catalogue {
         tools: vec![get_pet, create_pet],
         default_credential: Some(CredentialPlacement::Bearer),
         credential_scheme: None,
+        token_url: None,
         left_out_by_selection: 0,
         unmatched_selectors: Vec::new(),
     }
@@ -122,6 +123,7 @@ fn gateway(base_url: &str, placement: Option<CredentialPlacement>) -> Gateway {
         placement,
         trusted_ca_pem: None,
         also_masked: Vec::new(),
+        exchange: None,
     };
     Gateway::with_limits(catalogue(), upstream, limits(SHORT_DEADLINE)).expect("gateway starts")
 }
@@ -478,6 +480,7 @@ async fn an_endless_body_is_read_up_to_the_limit() {
         placement: None,
         trusted_ca_pem: None,
         also_masked: Vec::new(),
+        exchange: None,
     };
     let gateway = Gateway::with_limits(catalogue(), upstream, limits(Duration::from_secs(10)))
         .expect("gateway starts");

@@ -12,6 +12,7 @@ mod call_path;
 mod corpus;
 mod descriptors;
 mod differential;
+mod exchange;
 mod hosting;
 mod json_schema_test_suite;
 mod load;

@@ -78,6 +78,7 @@ fn no_type_that_holds_the_credential_shows_it() {
             placement: Some(placement.clone()),
             trusted_ca_pem: None,
             also_masked: Vec::new(),
+            exchange: None,
         };
         assert_hidden("UpstreamConfig", format!("{upstream:?}"));
 

@@ -12,6 +12,9 @@ pub struct Catalogue {
     pub default_credential: Option<CredentialPlacement>,
     /// The security scheme `default_credential` was taken from.
     pub credential_scheme: Option<String>,
+    /// Where the API's own OAuth 2 issues access tokens to a client with
+    /// its id and secret (the client-credentials flow's `tokenUrl`).
+    pub token_url: Option<String>,
     /// Operations the operator's selection left out.
     pub left_out_by_selection: usize,
     /// Selectors that named no operation, as written (`--include-tags x`).

@@ -26,6 +26,23 @@ pub fn default_placement(document: &Document) -> Option<(String, CredentialPlace
         .or_else(|| document.security_schemes.iter().find_map(usable))
 }
 
+/// The token URL of the document's OAuth 2 client-credentials flow: the
+/// chosen scheme's when it has one, else the first declared scheme's.
+pub fn token_url(document: &Document, chosen: Option<&str>) -> Option<String> {
+    let flow = |scheme: &SecurityScheme| match scheme {
+        SecurityScheme::OAuth2 {
+            client_credentials_token_url,
+        } => client_credentials_token_url.clone(),
+        _ => None,
+    };
+    let schemes = &document.security_schemes;
+    schemes
+        .iter()
+        .find(|(name, _)| Some(name.as_str()) == chosen)
+        .and_then(|(_, scheme)| flow(scheme))
+        .or_else(|| schemes.iter().find_map(|(_, scheme)| flow(scheme)))
+}
+
 /// TC-REQ-017: API keys in a header or the query go there by name; bearer, OAuth 2
 /// and OpenID Connect tokens go in `Authorization: Bearer`; basic in
 /// `Authorization: Basic`. A cookie key, mutual TLS and other HTTP schemes cannot
@@ -44,7 +61,9 @@ fn placement(scheme: &SecurityScheme) -> Option<CredentialPlacement> {
         SecurityScheme::Http { scheme } if scheme.eq_ignore_ascii_case("basic") => {
             Some(CredentialPlacement::Basic)
         }
-        SecurityScheme::OAuth2 | SecurityScheme::OpenIdConnect => Some(CredentialPlacement::Bearer),
+        SecurityScheme::OAuth2 { .. } | SecurityScheme::OpenIdConnect => {
+            Some(CredentialPlacement::Bearer)
+        }
         SecurityScheme::Http { .. } | SecurityScheme::Other { .. } => None,
     }
 }

@@ -8,9 +8,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::settings::{ApiSettings, CredentialSource};
+use super::settings::{ApiSettings, CredentialSource, ExchangeSettings};
 use crate::answer;
 use crate::convert::{self, Catalogue, CredentialPlacement};
+use crate::exchange::ExchangeConfig;
 use crate::gateway::{Gateway, Limits, UpstreamConfig};
 use crate::load;
 use crate::secret::Secret;
@@ -125,12 +126,23 @@ pub fn build(
         credential,
         trusted_ca_pem,
     } = prepared;
+    let named = |error: String| match &settings.name {
+        Some(_) => format!("{}: {error}", settings.label()),
+        None => error,
+    };
+    let exchange = settings
+        .exchange
+        .as_ref()
+        .map(|exchange| exchange_config(exchange, &catalogue, &settings.base_url))
+        .transpose()
+        .map_err(named)?;
     let upstream = UpstreamConfig {
         base_url: settings.base_url.clone(),
         credential,
         placement: settings.placement.clone(),
         trusted_ca_pem,
         also_masked,
+        exchange,
     };
     let summary = Summary {
         tools: catalogue.tools.len(),
@@ -139,14 +151,38 @@ pub fn build(
         credential: review(&catalogue, &upstream, &settings),
     };
     let gateway =
-        Gateway::with_limits(catalogue, upstream, limits).map_err(|e| match &settings.name {
-            Some(_) => format!("{}: {e}", settings.label()),
-            None => e.to_string(),
-        })?;
+        Gateway::with_limits(catalogue, upstream, limits).map_err(|e| named(e.to_string()))?;
     Ok(Built {
         settings,
         gateway: Arc::new(gateway.metered(meter)),
         summary,
+    })
+}
+
+/// Where the API's tokens are asked for: the configured token URL, else
+/// the document's client-credentials flow's, taken from the base URL when
+/// it is relative.
+fn exchange_config(
+    exchange: &ExchangeSettings,
+    catalogue: &Catalogue,
+    base_url: &str,
+) -> Result<ExchangeConfig, String> {
+    let written = exchange
+        .token_url
+        .clone()
+        .or_else(|| catalogue.token_url.clone())
+        .ok_or_else(|| {
+            "its credential is an OAuth client's secret, but neither the configuration's token \
+             URL nor the document's oauth2 clientCredentials flow says where to ask for tokens"
+                .to_owned()
+        })?;
+    let token_url = url::Url::parse(base_url)
+        .and_then(|base| base.join(&written))
+        .map_err(|e| format!("the token URL `{written}` cannot be used: {e}"))?;
+    Ok(ExchangeConfig {
+        token_url: token_url.to_string(),
+        client_id: exchange.client_id.clone(),
+        scopes: exchange.scopes.clone(),
     })
 }
 
@@ -195,6 +231,12 @@ fn review(catalogue: &Catalogue, upstream: &UpstreamConfig, settings: &ApiSettin
             api,
             "the credential is only {length} characters long: every occurrence of it in an answer \
              is masked as [credential], which garbles ordinary text"
+        );
+    }
+    if let Some(exchange) = &upstream.exchange {
+        return format!(
+            "Authorization: Bearer, tokens from {} for the client {}",
+            exchange.token_url, exchange.client_id
         );
     }
     let (placement, why) = match (&upstream.placement, &catalogue.default_credential) {

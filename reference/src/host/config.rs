@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::settings::{ApiSettings, CredentialSource, Settings};
+use super::settings::{ApiSettings, CredentialSource, ExchangeSettings, Settings};
 use crate::agents::{self, AgentsSettings, KeysSettings, OAuthSettings, ScopeNames};
 use crate::convert::{self, CredentialPlacement, Selection};
 
@@ -131,10 +131,16 @@ impl TryFrom<String> for Name {
     }
 }
 
-/// Where the credential is read from: `{ env: NAME }` or `{ file: PATH }`.
+/// Where the credential is read from (`{ env: NAME }` or `{ file: PATH }`),
+/// and, with `client_id`, the OAuth client it is the secret of.
 #[derive(Deserialize)]
 #[serde(try_from = "CredentialFields")]
-enum Credential {
+struct Credential {
+    source: Source,
+    exchange: Option<ExchangeSettings>,
+}
+
+enum Source {
     /// The name of an environment variable that holds it.
     Env(String),
     /// A file that holds it.
@@ -148,18 +154,40 @@ struct CredentialFields {
     env: Option<String>,
     #[serde(default)]
     file: Option<PathBuf>,
+    #[serde(default)]
+    client_id: Option<String>,
+    #[serde(default)]
+    token_url: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
 }
 
 impl TryFrom<CredentialFields> for Credential {
     type Error = &'static str;
     fn try_from(fields: CredentialFields) -> Result<Self, Self::Error> {
-        match (fields.env, fields.file) {
-            (Some(name), None) => Ok(Credential::Env(name)),
-            (None, Some(file)) => Ok(Credential::File(file)),
-            _ => {
-                Err("credential: it is read from `{ env: NAME }` or `{ file: PATH }`, one of them")
+        let source =
+            match (fields.env, fields.file) {
+                (Some(name), None) => Source::Env(name),
+                (None, Some(file)) => Source::File(file),
+                _ => return Err(
+                    "credential: it is read from `{ env: NAME }` or `{ file: PATH }`, one of them",
+                ),
+            };
+        let exchange = match (fields.client_id, fields.token_url, fields.scopes.is_empty()) {
+            (Some(client_id), token_url, _) => Some(ExchangeSettings {
+                client_id,
+                token_url,
+                scopes: fields.scopes,
+            }),
+            (None, None, true) => None,
+            (None, _, _) => {
+                return Err(
+                    "credential: `token_url` and `scopes` are for an OAuth client: give its \
+                     `client_id`",
+                )
             }
-        }
+        };
+        Ok(Credential { source, exchange })
     }
 }
 
@@ -263,13 +291,18 @@ struct Scopes {
 
 impl Api {
     fn settings(self, folder: &Path, default_agents: Option<&AgentsSettings>) -> ApiSettings {
-        let credential = match self.credential {
-            None => CredentialSource::None,
-            Some(Credential::Env(name)) => CredentialSource::Env {
-                name,
-                required: true,
-            },
-            Some(Credential::File(file)) => CredentialSource::File(folder.join(file)),
+        let (credential, exchange) = match self.credential {
+            None => (CredentialSource::None, None),
+            Some(Credential { source, exchange }) => (
+                match source {
+                    Source::Env(name) => CredentialSource::Env {
+                        name,
+                        required: true,
+                    },
+                    Source::File(file) => CredentialSource::File(folder.join(file)),
+                },
+                exchange,
+            ),
         };
         let agents = match self.agents {
             Some(agents) => agents.settings(folder),
@@ -296,6 +329,7 @@ impl Api {
             placement: self.credential_in.map(|placement| placement.0),
             ca_file: self.ca_file.map(|file| folder.join(file)),
             agents,
+            exchange,
         }
     }
 }

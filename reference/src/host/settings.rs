@@ -37,6 +37,20 @@ pub struct ApiSettings {
     pub ca_file: Option<PathBuf>,
     /// Who may use it.
     pub agents: AgentsSettings,
+    /// For an API that takes tokens of its own OAuth server: the client the
+    /// stored credential is the secret of.
+    pub exchange: Option<ExchangeSettings>,
+}
+
+/// The API's own OAuth client: the stored credential is its secret,
+/// exchanged for access tokens by the client-credentials grant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExchangeSettings {
+    pub client_id: String,
+    /// Where tokens are asked for; `None` for the document's
+    /// client-credentials flow's `tokenUrl`.
+    pub token_url: Option<String>,
+    pub scopes: Vec<String>,
 }
 
 /// Where the stored credential is read from: never the command line or the

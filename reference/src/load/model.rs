@@ -163,7 +163,11 @@ pub enum SecurityScheme {
     Http {
         scheme: String,
     },
-    OAuth2,
+    /// `type: oauth2`, with the token URL of its client-credentials flow
+    /// when it has one.
+    OAuth2 {
+        client_credentials_token_url: Option<String>,
+    },
     OpenIdConnect,
     /// `mutualTLS` or a type this model does not know.
     Other {

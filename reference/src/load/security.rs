@@ -70,7 +70,13 @@ fn scheme(value: &Value) -> Option<SecurityScheme> {
         "http" => SecurityScheme::Http {
             scheme: string_field(object, "scheme").unwrap_or_default(),
         },
-        "oauth2" => SecurityScheme::OAuth2,
+        "oauth2" => SecurityScheme::OAuth2 {
+            client_credentials_token_url: object
+                .get("flows")
+                .and_then(|flows| flows.get("clientCredentials"))
+                .and_then(Value::as_object)
+                .and_then(|flow| string_field(flow, "tokenUrl")),
+        },
         "openIdConnect" => SecurityScheme::OpenIdConnect,
         _ => SecurityScheme::Other { kind },
     })

@@ -326,7 +326,16 @@ fn value_schema(described: &Value) -> Value {
 fn security_scheme(scheme: Value) -> Value {
     match scheme.get("type").and_then(Value::as_str) {
         Some("basic") => json!({"type": "http", "scheme": "basic"}),
-        Some("oauth2") => json!({"type": "oauth2"}),
+        // Swagger's `application` flow is OpenAPI 3's client credentials.
+        Some("oauth2") => match (
+            scheme.get("flow").and_then(Value::as_str),
+            scheme.get("tokenUrl"),
+        ) {
+            (Some("application"), Some(token_url)) => json!({"type": "oauth2", "flows": {
+                "clientCredentials": {"tokenUrl": token_url, "scopes": scheme.get("scopes").cloned().unwrap_or(json!({}))}
+            }}),
+            _ => json!({"type": "oauth2"}),
+        },
         _ => scheme,
     }
 }

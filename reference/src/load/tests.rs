@@ -438,7 +438,7 @@ components:
   securitySchemes:
     basic: {type: http, scheme: basic}
     key: {type: apiKey, in: header, name: X-Key}
-    oauth: {type: oauth2, flows: {}}
+    oauth: {type: oauth2, flows: {clientCredentials: {tokenUrl: 'https://auth.example.com/token', scopes: {}}}}
     tls: {type: mutualTLS}
 ",
     )
@@ -460,7 +460,12 @@ components:
                     location: "header".into()
                 }
             ),
-            ("oauth".to_string(), SecurityScheme::OAuth2),
+            (
+                "oauth".to_string(),
+                SecurityScheme::OAuth2 {
+                    client_credentials_token_url: Some("https://auth.example.com/token".into())
+                }
+            ),
             (
                 "tls".to_string(),
                 SecurityScheme::Other {

@@ -22,10 +22,16 @@ pub struct AuthorizationServer {
 }
 
 impl AuthorizationServer {
-    /// Starts one on `port` that issues tokens for `resources`, keeping
-    /// its signing keys in `state_dir`, so that started again on the same
-    /// port it is the same server.
+    /// Starts one on `port` that issues tokens for `resources` (the first
+    /// when a request names none), keeping its signing keys in `state_dir`,
+    /// so that started again on the same port it is the same server.
     pub fn start_on(port: u16, state_dir: &Path, resources: &[String]) -> Self {
+        Self::start_with(port, state_dir, resources, 300)
+    }
+
+    /// As [`AuthorizationServer::start_on`], its tokens living `ttl`
+    /// seconds.
+    pub fn start_with(port: u16, state_dir: &Path, resources: &[String], ttl: u64) -> Self {
         std::fs::create_dir_all(state_dir).expect("the state folder is made");
         let config = state_dir.join("config.json");
         let clients = [
@@ -40,6 +46,8 @@ impl AuthorizationServer {
             "state_dir": state_dir,
             "clients": clients,
             "resources": resources,
+            "default_resource": resources.first(),
+            "access_token_ttl": ttl,
         });
         std::fs::write(&config, settings.to_string()).expect("the config is written");
         let mut server = AuthorizationServer {

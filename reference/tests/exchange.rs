@@ -1,0 +1,225 @@
+//! The API's own OAuth 2.0 (issue 49): the stored credential is a client's
+//! secret, exchanged for access tokens by the client-credentials grant at a
+//! real token server (oidc-provider), kept until shortly before they expire,
+//! masked like the secret, and a token endpoint that fails ends the call
+//! with nothing sent.
+
+#![cfg(unix)]
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::json;
+use wiremock::matchers::any;
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use crate::support::authorization::{AuthorizationServer, READ_WRITE_CLIENT};
+use crate::support::{
+    call_2026, free_port, http_client, result_text, start_listening, Listening, GATEWAY,
+};
+
+/// Echoes the Authorization header it got, and the client's secret: both
+/// must reach the agent masked.
+struct EchoAuthorization;
+
+impl Respond for EchoAuthorization {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let authorization = request
+            .headers
+            .get("authorization")
+            .map(|value| value.to_str().unwrap_or_default().to_owned())
+            .unwrap_or_default();
+        ResponseTemplate::new(200).set_body_json(json!({
+            "authorization": authorization,
+            "secret": READ_WRITE_CLIENT.1,
+        }))
+    }
+}
+
+async fn upstream() -> MockServer {
+    let upstream = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(EchoAuthorization)
+        .mount(&upstream)
+        .await;
+    upstream
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let folder = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("exchange-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("a folder");
+    folder
+}
+
+/// A document whose API takes tokens of the client-credentials flow at
+/// `token_url`.
+fn document(folder: &Path, token_url: &str) -> PathBuf {
+    let path = folder.join("api.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "openapi: 3.0.3\ninfo: {{title: Pets, version: '1'}}\n\
+             components:\n  securitySchemes:\n    oauth:\n      type: oauth2\n      flows:\n        \
+             clientCredentials:\n          tokenUrl: {token_url}\n          scopes: {{mcp:read: read}}\n\
+             security: [{{oauth: [mcp:read]}}]\n\
+             paths:\n  /pets/{{id}}:\n    get:\n      operationId: showPet\n      parameters:\n        \
+             - {{name: id, in: path, required: true, schema: {{type: string}}}}\n      \
+             responses: {{'200': {{description: ok}}}}\n"
+        ),
+    )
+    .expect("written");
+    path
+}
+
+/// A gateway for `document`'s API, the client `agent-rw` with `secret`.
+fn gateway(document: &Path, base_url: &str, secret: &str, extra: &[&str]) -> Listening {
+    start_listening(|port| {
+        let mut command = Command::new(GATEWAY);
+        command
+            .args(["serve", "--openapi"])
+            .arg(document)
+            .args([
+                "--base-url",
+                base_url,
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+            ])
+            .args([
+                "--upstream-client-id",
+                READ_WRITE_CLIENT.0,
+                "--upstream-scope",
+                "mcp:read",
+            ])
+            .args(extra)
+            .env("HOSTED_MCP_CREDENTIAL", secret)
+            .stdout(Stdio::null());
+        command
+    })
+}
+
+async fn show(gateway: &Listening, id: &str) -> (bool, String) {
+    let client = http_client().build().expect("a client");
+    let answer = call_2026(&client, gateway.port, "showPet", json!({"id": id})).await;
+    (
+        answer["result"]["isError"] == json!(true),
+        result_text(&answer).to_owned(),
+    )
+}
+
+async fn token_requests(server: &AuthorizationServer) -> u64 {
+    server.counts().await["token_requests"]
+        .as_u64()
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_token_serves_every_call_until_shortly_before_it_expires() {
+    let folder = scratch("kept");
+    let port = free_port();
+    let server = AuthorizationServer::start_with(
+        port,
+        &folder.join("as"),
+        &["https://pets.example/api".to_owned()],
+        3,
+    );
+    let api = upstream().await;
+    let doc = document(&folder, &format!("{}/token", server.issuer));
+    let gateway = gateway(&doc, &api.uri(), READ_WRITE_CLIENT.1, &[]);
+
+    // Twenty calls at once: one token request.
+    let calls: Vec<_> = (0..20)
+        .map(|n| {
+            let port = gateway.port;
+            tokio::spawn(async move {
+                let client = http_client().build().expect("a client");
+                call_2026(&client, port, "showPet", json!({"id": format!("p{n}")})).await
+            })
+        })
+        .collect();
+    for call in calls {
+        let answer = call.await.expect("answered");
+        assert_eq!(answer["result"]["isError"], json!(false), "{answer}");
+        let text = result_text(&answer);
+        // The token and the secret both come back masked.
+        assert!(
+            text.contains("\"authorization\": \"Bearer [credential]\""),
+            "{text}"
+        );
+        assert!(text.contains("\"secret\": \"[credential]\""), "{text}");
+    }
+    assert_eq!(token_requests(&server).await, 1);
+    let sent = api.received_requests().await.expect("recorded");
+    assert_eq!(sent.len(), 20);
+    let first = sent[0].headers["authorization"]
+        .to_str()
+        .expect("ASCII")
+        .to_owned();
+    assert!(
+        first.starts_with("Bearer ey"),
+        "a JWT from the token server: {first}"
+    );
+    assert!(sent
+        .iter()
+        .all(|r| r.headers["authorization"] == first.as_str()));
+
+    // Three seconds' tokens are asked for again after 2.7 s, once.
+    tokio::time::sleep(Duration::from_millis(2800)).await;
+    assert!(!show(&gateway, "later").await.0);
+    assert!(!show(&gateway, "later-still").await.0);
+    assert_eq!(token_requests(&server).await, 2);
+    let last = api.received_requests().await.expect("recorded");
+    assert_ne!(
+        last.last().expect("sent").headers["authorization"],
+        first.as_str()
+    );
+    let log = gateway.stderr_so_far();
+    assert!(log.contains("tokens from http://127.0.0.1"), "{log}");
+    assert!(
+        !log.contains(READ_WRITE_CLIENT.1),
+        "the secret is in the log"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_endpoint_that_refuses_ends_the_call_with_nothing_sent() {
+    let folder = scratch("refused");
+    let server = AuthorizationServer::start_on(
+        free_port(),
+        &folder.join("as"),
+        &["https://pets.example/api".to_owned()],
+    );
+    let api = upstream().await;
+    let doc = document(&folder, &format!("{}/token", server.issuer));
+    let gateway = gateway(&doc, &api.uri(), "not-the-secret-4411", &[]);
+    let (is_error, text) = show(&gateway, "p1").await;
+    assert!(is_error, "{text}");
+    assert!(text.starts_with("[UPSTREAM_TOKEN_FAILED]"), "{text}");
+    assert!(text.contains("invalid_client"), "{text}");
+    assert!(!text.contains("not-the-secret-4411"), "{text}");
+    assert!(api.received_requests().await.expect("recorded").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_endpoint_that_never_answers_ends_the_call_at_its_deadline() {
+    let folder = scratch("silent");
+    // Connections are taken by the kernel, and never answered.
+    let silent = TcpListener::bind("127.0.0.1:0").expect("bound");
+    let token_url = format!("http://{}/token", silent.local_addr().expect("an address"));
+    let api = upstream().await;
+    let doc = document(&folder, "https://nowhere.invalid/token");
+    let gateway = gateway(
+        &doc,
+        &api.uri(),
+        READ_WRITE_CLIENT.1,
+        &["--upstream-token-url", &token_url],
+    );
+    let (is_error, text) = show(&gateway, "p1").await;
+    assert!(is_error, "{text}");
+    assert!(text.starts_with("[UPSTREAM_TOKEN_FAILED]"), "{text}");
+    assert!(text.contains("did not answer within 5 seconds"), "{text}");
+    assert!(api.received_requests().await.expect("recorded").is_empty());
+}
