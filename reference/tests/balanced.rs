@@ -100,32 +100,44 @@ fn nginx_on(dir: &Path, port: u16, backends: &[u16]) -> Command {
     command
 }
 
-/// Three gateways in front of one upstream, nginx in front of them; the
-/// balanced endpoint's URL.
-async fn balanced(extra: &[&str], name: &str) -> (Processes, String, MockServer) {
+async fn echoing_upstream() -> MockServer {
     let upstream = MockServer::start().await;
     Mock::given(method("GET"))
         .respond_with(EchoId)
         .mount(&upstream)
         .await;
+    upstream
+}
+
+/// Three gateways in front of one upstream, nginx in front of them; the
+/// balanced endpoint's URL.
+async fn balanced(extra: &[&str], name: &str) -> (Processes, String, MockServer) {
+    let upstream = echoing_upstream().await;
+    let (processes, base) = copies_behind_nginx(name, |port| {
+        let mut command = serve_http(&upstream.uri(), port);
+        command.args(extra).env("RUST_LOG", "warn");
+        command
+    });
+    (processes, format!("{base}/mcp"), upstream)
+}
+
+/// Three copies of `gateway(port)` and nginx in front of them: the
+/// processes, and nginx's base URL.
+fn copies_behind_nginx(name: &str, gateway: impl Fn(u16) -> Command) -> (Processes, String) {
     let mut processes = Processes(Vec::new());
     let mut backends = Vec::new();
     for _ in 0..COPIES {
-        let gateway = start_listening(|port| {
-            let mut command = serve_http(&upstream.uri(), port);
-            command.args(extra).env("RUST_LOG", "warn");
-            command
-        });
-        backends.push(gateway.port);
-        processes.0.push(gateway);
+        let copy = start_listening(&gateway);
+        backends.push(copy.port);
+        processes.0.push(copy);
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("nginx-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("nginx's directory");
     let nginx = start_listening(|port| nginx_on(&dir, port, &backends));
-    let url = format!("http://127.0.0.1:{}/mcp", nginx.port);
+    let base = format!("http://127.0.0.1:{}", nginx.port);
     processes.0.push(nginx);
-    (processes, url, upstream)
+    (processes, base)
 }
 
 fn calls_through_sdk(url: &str, era: &str) -> Output {
@@ -178,6 +190,45 @@ async fn stateless_copies_answer_every_call_in_both_eras() {
         );
     }
     assert_one_upstream_request_per_call(&upstream).await;
+}
+
+/// Copies of one config of two APIs, stateless behind nginx: every copy
+/// serves every API, and each API's calls reach its own host alone.
+#[tokio::test(flavor = "multi_thread")]
+async fn stateless_copies_of_one_config_serve_every_api() {
+    let (alpha, beta) = (echoing_upstream().await, echoing_upstream().await);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("balanced-config");
+    std::fs::create_dir_all(&dir).expect("a folder");
+    let config = dir.join("gateway.yaml");
+    let fixture = crate::support::fixture();
+    std::fs::write(
+        &config,
+        format!(
+            "apis:\n  - name: alpha\n    openapi: {doc}\n    base_url: {alpha}\n\
+             \x20 - name: beta\n    openapi: {doc}\n    base_url: {beta}\n",
+            doc = fixture.display(),
+            alpha = alpha.uri(),
+            beta = beta.uri()
+        ),
+    )
+    .expect("written");
+    let (_processes, base) = copies_behind_nginx("config", |port| {
+        let mut command = Command::new(crate::support::GATEWAY);
+        command
+            .args(["serve", "--stateless", "--config"])
+            .arg(&config)
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null());
+        command
+    });
+    for (name, upstream) in [("alpha", &alpha), ("beta", &beta)] {
+        for era in ["handshake", "discover"] {
+            let seen = answered(&calls_through_sdk(&format!("{base}/mcp/{name}"), era));
+            assert_eq!(seen["answered"], CALLS, "{name} {era}: {}", seen["wrong"]);
+        }
+        assert_one_upstream_request_per_call(upstream).await;
+    }
 }
 
 /// The reason for `--stateless`: with sessions in one process's memory, a
