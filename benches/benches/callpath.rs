@@ -88,6 +88,7 @@ use rmcp::RoleClient;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+mod agents;
 mod process;
 use process::{
     cpu_ticks, gateway_binary, load_average, serve_connections, serve_upstream, start_serving,
@@ -235,18 +236,64 @@ async fn run(options: Options) -> std::process::ExitCode {
     eprintln!("callpath: load average at start: {}", load_average());
 
     let proxy = Proxy::start(upstream.address).await;
+    let issuer = agents::Issuer::start().await;
+    let keys_file = scratch.join("agents.keys");
+    agents::write_keys_file(&keys_file);
     let mut paths = vec![Path_::direct(&upstream), Path_::proxy(&proxy)];
-    for (label, era, transport) in [
-        ("http-2025-11-25", Era::Initialize, Transport::Http),
-        ("http-2026-07-28", Era::Discover, Transport::Http),
-        ("stdio-2025-11-25", Era::Initialize, Transport::Stdio),
-        ("stdio-2026-07-28", Era::Discover, Transport::Stdio),
-        ("http-2025-11-25-raw", Era::Initialize, Transport::HttpRaw),
-        ("stdio-2025-11-25-raw", Era::Initialize, Transport::StdioRaw),
+    for (label, era, transport, shown) in [
+        (
+            "http-2025-11-25",
+            Era::Initialize,
+            Transport::Http,
+            Shown::Nothing,
+        ),
+        (
+            "http-2026-07-28",
+            Era::Discover,
+            Transport::Http,
+            Shown::Nothing,
+        ),
+        (
+            "stdio-2025-11-25",
+            Era::Initialize,
+            Transport::Stdio,
+            Shown::Nothing,
+        ),
+        (
+            "stdio-2026-07-28",
+            Era::Discover,
+            Transport::Stdio,
+            Shown::Nothing,
+        ),
+        (
+            "http-2025-11-25-raw",
+            Era::Initialize,
+            Transport::HttpRaw,
+            Shown::Nothing,
+        ),
+        (
+            "http-2025-11-25-raw-key",
+            Era::Initialize,
+            Transport::HttpRaw,
+            Shown::Key,
+        ),
+        (
+            "http-2025-11-25-raw-jwt",
+            Era::Initialize,
+            Transport::HttpRaw,
+            Shown::Token,
+        ),
+        (
+            "stdio-2025-11-25-raw",
+            Era::Initialize,
+            Transport::StdioRaw,
+            Shown::Nothing,
+        ),
         (
             "http-2025-11-25-unpooled",
             Era::Initialize,
             Transport::HttpUnpooled,
+            Shown::Nothing,
         ),
     ] {
         if let Some(only) = &options.paths {
@@ -255,12 +302,27 @@ async fn run(options: Options) -> std::process::ExitCode {
             }
         }
         let stdio = matches!(transport, Transport::Stdio | Transport::StdioRaw);
-        let gateway = Gateway::start(&gateway_bin, &document, &base_url, stdio).await;
-        paths.push(Path_::mcp(label, gateway, era, transport).await);
+        let lets_in: Vec<String> = match shown {
+            Shown::Nothing => Vec::new(),
+            Shown::Key => vec!["--agent-keys".into(), keys_file.display().to_string()],
+            Shown::Token => vec![
+                "--oauth-issuer".into(),
+                issuer.url.clone(),
+                "--public-url".into(),
+                agents::PUBLIC_URL.into(),
+            ],
+        };
+        let gateway = Gateway::start(&gateway_bin, &document, &base_url, stdio, &lets_in).await;
+        let bearer = match shown {
+            Shown::Nothing => None,
+            Shown::Key => Some(agents::KEY.to_owned()),
+            Shown::Token => Some(issuer.token(&format!("{}/mcp", agents::PUBLIC_URL))),
+        };
+        paths.push(Path_::mcp(label, gateway, era, transport, bearer).await);
     }
     if options.peer {
         let peer = Gateway::start_peer(&peer_binary(), &scratch, &base_url).await;
-        paths.push(Path_::mcp(PEER, peer, Era::Initialize, Transport::Http).await);
+        paths.push(Path_::mcp(PEER, peer, Era::Initialize, Transport::Http, None).await);
     }
     for path in &paths {
         path.check().await;
@@ -479,13 +541,20 @@ struct Gateway {
 }
 
 impl Gateway {
-    async fn start(bin: &Path, document: &Path, base_url: &str, stdio: bool) -> Gateway {
+    async fn start(
+        bin: &Path,
+        document: &Path,
+        base_url: &str,
+        stdio: bool,
+        extra: &[String],
+    ) -> Gateway {
         let mut command = Command::new(bin);
         command
             .arg("serve")
             .arg("--openapi")
             .arg(document)
             .args(["--base-url", base_url])
+            .args(extra)
             .env("HOSTED_MCP_CREDENTIAL", CREDENTIAL)
             .stderr(Stdio::piped())
             .kill_on_drop(true);
@@ -635,6 +704,16 @@ enum Transport {
     Stdio,
 }
 
+/// What the path's agent shows the gateway, which lets in only agents
+/// that show it: nothing (and the gateway lets in anyone), a key of its
+/// keys file, or an access token of its authorization server.
+#[derive(Clone, Copy)]
+enum Shown {
+    Nothing,
+    Key,
+    Token,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Era {
     Initialize,
@@ -690,16 +769,19 @@ impl Path_ {
         }
     }
 
+    /// A path through `gateway`; a raw HTTP session shows `bearer` as its
+    /// agent's `Authorization: Bearer`.
     async fn mcp(
         label: &'static str,
         mut gateway: Gateway,
         era: Era,
         transport: Transport,
+        bearer: Option<String>,
     ) -> Path_ {
         let client = match transport {
             Transport::HttpRaw => {
                 let url = gateway.url.clone().expect("an HTTP gateway");
-                McpClient::Raw(Arc::new(RawSession::over_http(url).await))
+                McpClient::Raw(Arc::new(RawSession::over_http(url, bearer).await))
             }
             Transport::StdioRaw => {
                 McpClient::Raw(Arc::new(RawSession::over_stdio(&mut gateway).await))
@@ -1079,6 +1161,8 @@ enum Wire {
         client: reqwest::Client,
         url: String,
         session: String,
+        /// The agent's `Authorization: Bearer`, if it shows one.
+        bearer: Option<String>,
     },
     Stdio {
         stdin: tokio::sync::Mutex<tokio::process::ChildStdin>,
@@ -1090,13 +1174,14 @@ enum Wire {
 const INITIALIZE: &str = r#"{"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "callpath-bench", "version": "1"}}"#;
 
 impl RawSession {
-    async fn over_http(url: String) -> RawSession {
+    async fn over_http(url: String, bearer: Option<String>) -> RawSession {
         let mut session = RawSession {
             next_id: AtomicU64::new(0),
             wire: Wire::Http {
                 client: plain_client(),
                 url,
                 session: String::new(),
+                bearer,
             },
         };
         let answer = session
@@ -1152,6 +1237,7 @@ impl RawSession {
             client,
             url,
             session,
+            bearer,
         } = &self.wire
         else {
             unreachable!("posted over HTTP only")
@@ -1164,6 +1250,9 @@ impl RawSession {
             .body(body.to_owned());
         if !session.is_empty() {
             request = request.header("mcp-session-id", session);
+        }
+        if let Some(bearer) = bearer {
+            request = request.header("authorization", format!("Bearer {bearer}"));
         }
         request.send().await.expect("the gateway answers")
     }
@@ -1227,8 +1316,8 @@ async fn list_stripe(bin: &Path, base_url: &str, scratch: &Path, rounds: usize) 
         return;
     }
     let _ = scratch;
-    let gateway = Gateway::start(bin, &stripe, base_url, false).await;
-    let session = RawSession::over_http(gateway.url.clone().expect("an HTTP gateway")).await;
+    let gateway = Gateway::start(bin, &stripe, base_url, false, &[]).await;
+    let session = RawSession::over_http(gateway.url.clone().expect("an HTTP gateway"), None).await;
 
     let lists = 20 * rounds;
     let mut latencies = Vec::with_capacity(lists);
@@ -1265,7 +1354,7 @@ async fn list_stripe(bin: &Path, base_url: &str, scratch: &Path, rounds: usize) 
 async fn memory(bin: &Path, base_url: &str, scratch: &Path) {
     let document = scratch.join("big.yaml");
     std::fs::write(&document, BIG_DOCUMENT).expect("the document is written");
-    let mut gateway = Gateway::start(bin, &document, base_url, false).await;
+    let mut gateway = Gateway::start(bin, &document, base_url, false, &[]).await;
     let service = connect(&mut gateway, Era::Initialize, Transport::Http).await;
     let pid = gateway.pid();
     let idle = Status::read(pid).bytes("VmRSS:");

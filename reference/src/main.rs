@@ -664,7 +664,7 @@ fn log_serving(settings: &ApiSettings, summary: &Summary, message: &str, url: Op
         document = %settings.openapi.display(),
         base_url = %settings.base_url,
         credential = %summary.credential,
-        url,
+        url = url.map(tracing::field::display),
         "{message}"
     );
 }
