@@ -73,12 +73,43 @@ impl fmt::Display for UnknownTool {
 
 impl std::error::Error for UnknownTool {}
 
-/// Tools served from memory and the means to call them.
-pub struct Gateway {
+/// A document's tools made ready to call: the catalogue, a compiled
+/// validator per tool, and the index by name. Built once per document and
+/// shared by every gateway that serves the same tools (the APIs of a
+/// hosting config that share a document).
+pub struct CompiledTools {
     catalogue: Catalogue,
     /// Tool name to its position in `catalogue.tools` and `validators`.
     index: HashMap<String, usize>,
     validators: Vec<Validator>,
+}
+
+impl CompiledTools {
+    pub fn new(catalogue: Catalogue) -> CompiledTools {
+        let validators = catalogue
+            .tools
+            .iter()
+            .map(|tool| Validator::compile(&tool.input_schema))
+            .collect();
+        let mut index = HashMap::with_capacity(catalogue.tools.len());
+        for (position, tool) in catalogue.tools.iter().enumerate() {
+            index.entry(tool.name.clone()).or_insert(position);
+        }
+        CompiledTools {
+            catalogue,
+            index,
+            validators,
+        }
+    }
+
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+}
+
+/// Tools served from memory and the means to call them.
+pub struct Gateway {
+    compiled: Arc<CompiledTools>,
     /// Where requests go, with no credential: refusals are found with it
     /// before any token is asked for.
     bare: Destination,
@@ -162,6 +193,16 @@ impl Gateway {
         upstream: UpstreamConfig,
         limits: Limits,
     ) -> Result<Self, ConfigError> {
+        Self::with_tools(Arc::new(CompiledTools::new(catalogue)), upstream, limits)
+    }
+
+    /// A gateway serving tools compiled already, maybe shared with others.
+    pub fn with_tools(
+        compiled: Arc<CompiledTools>,
+        upstream: UpstreamConfig,
+        limits: Limits,
+    ) -> Result<Self, ConfigError> {
+        let catalogue = &compiled.catalogue;
         // TC-REQ-017: the configuration's placement, else the document's.
         let placement = upstream
             .placement
@@ -192,20 +233,9 @@ impl Gateway {
             }
             (Some(_), None) => return Err(ConfigError::NoClientSecret),
         };
-        let validators = catalogue
-            .tools
-            .iter()
-            .map(|tool| Validator::compile(&tool.input_schema))
-            .collect();
-        let mut index = HashMap::with_capacity(catalogue.tools.len());
-        for (position, tool) in catalogue.tools.iter().enumerate() {
-            index.entry(tool.name.clone()).or_insert(position);
-        }
         let calls_in_flight = limits.calls_in_flight.max(1);
         Ok(Self {
-            catalogue,
-            index,
-            validators,
+            compiled,
             bare,
             credentialing,
             deliverer,
@@ -227,7 +257,12 @@ impl Gateway {
     }
 
     pub fn tools(&self) -> &[Tool] {
-        &self.catalogue.tools
+        &self.compiled.catalogue.tools
+    }
+
+    /// The compiled tools it serves, to share with a gateway of the same.
+    pub fn compiled(&self) -> &Arc<CompiledTools> {
+        &self.compiled
     }
 
     /// Calls a tool. Missing or null arguments are an empty object; any
@@ -242,7 +277,7 @@ impl Gateway {
         arguments: Option<Value>,
     ) -> Result<ToolAnswer, UnknownTool> {
         let started = Instant::now();
-        let Some(&position) = self.index.get(name) else {
+        let Some(&position) = self.compiled.index.get(name) else {
             // TC-PROTO-004: the one failure that is not a tool result.
             // The name is the agent's text: masked, like every text the
             // gateway hands back (TC-MASK-007), and quoted with escapes in
@@ -255,13 +290,13 @@ impl Gateway {
             Some(answered) => answered,
             None => {
                 tracing::error!(
-                    tool = %self.catalogue.tools[position].name,
+                    tool = %self.compiled.catalogue.tools[position].name,
                     "the call failed inside the gateway (a bug); answered GATEWAY_FAULT"
                 );
                 (self.failure(AgentMessage::GatewayFault), None)
             }
         };
-        let tool = &self.catalogue.tools[position].name;
+        let tool = &self.compiled.catalogue.tools[position].name;
         log_call(tool, &answer, exchange, started);
         if let Some(meter) = &self.meter {
             let outcome = answer.code.map_or("ok", ErrorCode::code);
@@ -278,8 +313,8 @@ impl Gateway {
         position: usize,
         arguments: Option<Value>,
     ) -> (ToolAnswer, Option<Exchange>) {
-        let tool = &self.catalogue.tools[position];
-        let validator = &self.validators[position];
+        let tool = &self.compiled.catalogue.tools[position];
+        let validator = &self.compiled.validators[position];
 
         let arguments = match arguments {
             None | Some(Value::Null) => Value::Object(Map::new()),

@@ -77,6 +77,15 @@ impl McpServer {
         Self::with_tools(gateway, tools)
     }
 
+    /// A server of `gateway` that shares `sibling`'s tool list, serialized
+    /// once, when both serve the same compiled tools listed the same way
+    /// (`limitable`): the APIs of one document hold its list once.
+    pub fn beside(gateway: Arc<Gateway>, sibling: &McpServer, limitable: bool) -> Option<Self> {
+        let same = Arc::ptr_eq(gateway.compiled(), sibling.gateway().compiled())
+            && sibling.tools.lists_read_only() == limitable;
+        same.then(|| Self::with_tools(gateway, Arc::clone(&sibling.tools)))
+    }
+
     fn with_tools(gateway: Arc<Gateway>, tools: Arc<ToolList>) -> Self {
         Self {
             gateway: Arc::new(RwLock::new(gateway)),

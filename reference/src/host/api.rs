@@ -3,8 +3,11 @@
 //!
 //! Made in two steps, so that every API's answers can mask every stored
 //! credential of the process: [`prepare`] reads what the operator named,
-//! [`build`] makes the gateway once all credentials are known.
+//! [`build`] makes the gateway once all credentials are known. APIs that
+//! serve the same document with the same choice of tools share its tools,
+//! loaded and compiled once ([`Documents`]).
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -12,7 +15,7 @@ use super::settings::{ApiSettings, CredentialSource, ExchangeSettings};
 use crate::answer;
 use crate::convert::{self, Catalogue, CredentialPlacement};
 use crate::exchange::ExchangeConfig;
-use crate::gateway::{Gateway, Limits, UpstreamConfig};
+use crate::gateway::{CompiledTools, Gateway, Limits, UpstreamConfig};
 use crate::load;
 use crate::secret::Secret;
 use crate::watch::ApiMeter;
@@ -21,10 +24,65 @@ use crate::watch::ApiMeter;
 /// text (a credential `e` masks `method` as `m[credential]thod`).
 const SHORT_CREDENTIAL: usize = 8;
 
+/// The documents read for one build of the APIs, by path and choice of
+/// tools: an API of a document read already shares its tools. Made afresh
+/// for each build, so a reload reads every document again.
+#[derive(Default)]
+pub struct Documents {
+    read: HashMap<String, Result<(Arc<CompiledTools>, usize), String>>,
+}
+
+impl Documents {
+    /// Reads every document `apis` name, each once, on as many threads as
+    /// the machine has cores: hundreds of APIs start in the time their
+    /// distinct documents take to load.
+    pub fn read_all(apis: &[ApiSettings]) -> Documents {
+        let mut wanted: Vec<(String, &ApiSettings)> = Vec::new();
+        for api in apis {
+            let key = document_key(api);
+            if !wanted.iter().any(|(seen, _)| *seen == key) {
+                wanted.push((key, api));
+            }
+        }
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(wanted.len().max(1));
+        let read = std::sync::Mutex::new(HashMap::with_capacity(wanted.len()));
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| loop {
+                    let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((key, api)) = wanted.get(at) else {
+                        break;
+                    };
+                    let loaded =
+                        catalogue(&api.openapi, &api.tools).map(|(catalogue, deprecated)| {
+                            (Arc::new(CompiledTools::new(catalogue)), deprecated)
+                        });
+                    read.lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .insert(key.clone(), loaded);
+                });
+            }
+        });
+        Documents {
+            read: read
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        }
+    }
+}
+
+/// What makes two APIs' tools the same: the document and the choice.
+fn document_key(api: &ApiSettings) -> String {
+    format!("{}\n{:?}", api.openapi.display(), api.tools)
+}
+
 /// An API whose document and credential were read.
 pub struct Prepared {
     pub settings: ApiSettings,
-    catalogue: Catalogue,
+    compiled: Arc<CompiledTools>,
     /// Operations left out as deprecated (TC-NAME-010).
     deprecated: usize,
     credential: Option<Secret>,
@@ -51,12 +109,22 @@ pub struct Summary {
 
 /// Reads the API's document into tools, and its credential and CA file.
 /// An error names the API (when there are several) and what is wrong.
-pub fn prepare(settings: &ApiSettings) -> Result<Prepared, String> {
+pub fn prepare(settings: &ApiSettings, documents: &mut Documents) -> Result<Prepared, String> {
     let named = |error: String| match &settings.name {
         Some(_) => format!("{}: {error}", settings.label()),
         None => error,
     };
-    let (catalogue, deprecated) = catalogue(&settings.openapi, &settings.tools).map_err(named)?;
+    let key = document_key(settings);
+    let (compiled, deprecated) = match documents.read.get(&key) {
+        Some(read) => read.clone().map_err(named)?,
+        None => {
+            let (catalogue, deprecated) =
+                catalogue(&settings.openapi, &settings.tools).map_err(named)?;
+            let read = (Arc::new(CompiledTools::new(catalogue)), deprecated);
+            documents.read.insert(key, Ok(read.clone()));
+            read
+        }
+    };
     let credential = read_credential(&settings.credential).map_err(named)?;
     let trusted_ca_pem = match &settings.ca_file {
         Some(path) => Some(
@@ -67,7 +135,7 @@ pub fn prepare(settings: &ApiSettings) -> Result<Prepared, String> {
     };
     Ok(Prepared {
         settings: settings.clone(),
-        catalogue,
+        compiled,
         deprecated,
         credential,
         trusted_ca_pem,
@@ -98,11 +166,11 @@ pub fn catalogue(openapi: &Path, options: &convert::Options) -> Result<(Catalogu
 impl Prepared {
     /// The forms of its credential that every API masks.
     pub fn secret_forms(&self) -> Vec<String> {
-        let placement = self
-            .settings
-            .placement
-            .as_ref()
-            .or(self.catalogue.default_credential.as_ref());
+        let placement = self.settings.placement.as_ref().or(self
+            .compiled
+            .catalogue()
+            .default_credential
+            .as_ref());
         self.credential
             .as_ref()
             .map(|credential| answer::secret_forms(credential.expose(), placement))
@@ -121,11 +189,12 @@ pub fn build(
 ) -> Result<Built, String> {
     let Prepared {
         settings,
-        catalogue,
+        compiled,
         deprecated,
         credential,
         trusted_ca_pem,
     } = prepared;
+    let catalogue = compiled.catalogue();
     let named = |error: String| match &settings.name {
         Some(_) => format!("{}: {error}", settings.label()),
         None => error,
@@ -133,7 +202,7 @@ pub fn build(
     let exchange = settings
         .exchange
         .as_ref()
-        .map(|exchange| exchange_config(exchange, &catalogue, &settings.base_url))
+        .map(|exchange| exchange_config(exchange, catalogue, &settings.base_url))
         .transpose()
         .map_err(named)?;
     let upstream = UpstreamConfig {
@@ -148,10 +217,10 @@ pub fn build(
         tools: catalogue.tools.len(),
         deprecated_left_out: deprecated,
         not_chosen: catalogue.left_out_by_selection,
-        credential: review(&catalogue, &upstream, &settings),
+        credential: review(catalogue, &upstream, &settings),
     };
     let gateway =
-        Gateway::with_limits(catalogue, upstream, limits).map_err(|e| named(e.to_string()))?;
+        Gateway::with_tools(compiled, upstream, limits).map_err(|e| named(e.to_string()))?;
     Ok(Built {
         settings,
         gateway: Arc::new(gateway.metered(meter)),

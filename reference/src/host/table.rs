@@ -54,10 +54,10 @@ pub struct Hosted {
     /// Who may use it.
     pub gate: Gate,
     pub endpoint: Arc<HttpEndpoint>,
-    /// The tools as MCP lists them, serialized, and whether read-only
+    /// The SHA-256 of the tools as MCP lists them, and whether read-only
     /// tools are also listed alone: an endpoint is kept across a reload
     /// only for the very same lists.
-    tools: (Vec<u8>, bool),
+    tools: ([u8; 32], bool),
 }
 
 /// What a reload changed, for its log line.
@@ -91,11 +91,11 @@ impl Table {
             authority_client: agents::authority_client()?,
             metrics,
         };
-        let apis = table
-            .build(settings)?
-            .into_iter()
-            .map(|(built, gate)| Arc::new(Hosted::new(built, gate, &table.options)))
-            .collect();
+        let mut apis: Vec<Arc<Hosted>> = Vec::new();
+        for (built, gate) in table.build(settings)? {
+            let hosted = Hosted::new(built, gate, &table.options, &apis);
+            apis.push(Arc::new(hosted));
+        }
         *table.routes.write().unwrap_or_else(PoisonError::into_inner) =
             Arc::new(Routes::new(1, apis));
         Ok(table)
@@ -158,7 +158,7 @@ impl Table {
         let mut apis = Vec::with_capacity(built.len());
         for (built, gate) in built {
             let path = built.settings.path();
-            let tools = (tools_json(&built), gate.limits_tools());
+            let tools = (tools_digest(&built, &apis), gate.limits_tools());
             let name = built.settings.name.clone().unwrap_or_else(|| path.clone());
             let kept = old.find(&path).filter(|hosted| hosted.tools == tools);
             let hosted = match kept {
@@ -179,7 +179,7 @@ impl Table {
                     } else {
                         changes.added.push(name);
                     }
-                    Hosted::new(built, gate, &self.options)
+                    Hosted::new(built, gate, &self.options, &apis)
                 }
             };
             apis.push(Arc::new(hosted));
@@ -230,12 +230,19 @@ impl Routes {
 }
 
 impl Hosted {
-    fn new(built: Built, gate: Gate, options: &HttpOptions) -> Hosted {
-        let tools = (tools_json(&built), gate.limits_tools());
-        let server = if gate.limits_tools() {
-            McpServer::limitable(built.gateway)
-        } else {
-            McpServer::new(built.gateway)
+    /// An API served at an endpoint of its own, sharing the tool list of
+    /// one of `siblings` that serves the same tools.
+    fn new(built: Built, gate: Gate, options: &HttpOptions, siblings: &[Arc<Hosted>]) -> Hosted {
+        let limitable = gate.limits_tools();
+        let tools = (tools_digest(&built, siblings), limitable);
+        let gateway = built.gateway;
+        let shared = siblings.iter().find_map(|sibling| {
+            McpServer::beside(Arc::clone(&gateway), sibling.endpoint.server(), limitable)
+        });
+        let server = match shared {
+            Some(server) => server,
+            None if limitable => McpServer::limitable(gateway),
+            None => McpServer::new(gateway),
         };
         Hosted {
             settings: built.settings,
@@ -247,8 +254,23 @@ impl Hosted {
     }
 }
 
-fn tools_json(built: &Built) -> Vec<u8> {
-    serde_json::to_vec(&mcp::tools_list_json(built.gateway.tools())).unwrap_or_default()
+/// The SHA-256 of the tools as MCP lists them: a sibling's when it serves
+/// the same compiled tools, else worked out.
+fn tools_digest(built: &Built, siblings: &[Arc<Hosted>]) -> [u8; 32] {
+    let same = siblings.iter().find(|sibling| {
+        Arc::ptr_eq(
+            sibling.endpoint.server().gateway().compiled(),
+            built.gateway.compiled(),
+        )
+    });
+    if let Some(sibling) = same {
+        return sibling.tools.0;
+    }
+    let json = serde_json::to_vec(&mcp::tools_list_json(built.gateway.tools())).unwrap_or_default();
+    let digest = ring::digest::digest(&ring::digest::SHA256, &json);
+    let mut sha256 = [0u8; 32];
+    sha256.copy_from_slice(digest.as_ref());
+    sha256
 }
 
 /// Every API of `settings` built, each masking every stored credential and
@@ -258,10 +280,11 @@ pub fn build_all(
     limits: Limits,
     metrics: &Arc<Metrics>,
 ) -> Result<Vec<Built>, String> {
+    let mut documents = api::Documents::read_all(&settings.apis);
     let prepared = settings
         .apis
         .iter()
-        .map(api::prepare)
+        .map(|settings| api::prepare(settings, &mut documents))
         .collect::<Result<Vec<_>, _>>()?;
     let masked: Vec<Vec<String>> = prepared.iter().map(api::Prepared::secret_forms).collect();
     prepared

@@ -73,6 +73,11 @@ impl ToolList {
         }
     }
 
+    /// Whether the read-only tools are also listed alone.
+    pub fn lists_read_only(&self) -> bool {
+        self.read_only.is_some()
+    }
+
     /// The result to hand rmcp: the stand-in in place of every tool the
     /// agent may see.
     pub fn result(&self, allowed: ToolsAllowed) -> ListToolsResult {
