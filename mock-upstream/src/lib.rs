@@ -79,6 +79,7 @@ mod shared;
 use std::net::SocketAddr;
 use std::ops::Deref;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
@@ -168,6 +169,26 @@ impl Upstream {
         self.shared.requests().clone()
     }
 
+    /// How long the client kept the connection of the latest request to
+    /// `path` (its raw path) open after the request arrived: from its
+    /// arrival to the client closing the connection. `None` while it is
+    /// open, or when no such request came. A gateway's own deadline shows
+    /// here, apart from how long its answer took to reach its client.
+    pub fn held_open(&self, path: &str) -> Option<Duration> {
+        let requests = self.shared.requests();
+        let at = requests.iter().rposition(|request| request.path == path)?;
+        let arrival = *self.shared.arrivals().get(at)?;
+        drop(requests);
+        let closed = *self
+            .shared
+            .connections()
+            .get(arrival.connection)?
+            .closed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        closed.map(|closed| closed.saturating_duration_since(arrival.at))
+    }
+
     /// Every byte received so far, one buffer per connection in the order
     /// they were accepted (the first [`WIRE_LIMIT`] bytes of each). A
     /// connection opened without sending anything has an empty buffer.
@@ -204,7 +225,11 @@ impl Upstream {
             ));
         }
         self.stubs.reset().await;
-        self.shared.requests().clear();
+        {
+            let mut requests = self.shared.requests();
+            requests.clear();
+            self.shared.arrivals().clear();
+        }
         self.shared.behaviours().clear();
         for connection in self.shared.connections().iter_mut() {
             // Taken, not cleared: a buffer may hold up to WIRE_LIMIT bytes.

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::stream::{self, Stream, StreamExt};
@@ -56,19 +56,53 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>, stubs: SocketAddr) -> io:
     let handle = Arc::new(socket.try_clone()?);
     let stream = TcpStream::from_std(socket)?;
 
+    let (connection, received, closed) = shared.new_connection();
     let stream = WireTap {
         inner: stream,
-        received: shared.new_connection(),
+        received,
     };
+    let watcher = tokio::spawn(note_close(Arc::clone(&handle), closed));
 
     let service = hyper::service::service_fn(move |request| {
-        answer(request, Arc::clone(&shared), stubs, Arc::clone(&handle))
+        answer(
+            request,
+            Arc::clone(&shared),
+            stubs,
+            Arc::clone(&handle),
+            connection,
+        )
     });
-    hyper::server::conn::http1::Builder::new()
+    let served = hyper::server::conn::http1::Builder::new()
         .serve_connection(TokioIo::new(stream), service)
         .await
-        .map_err(io::Error::other)
+        .map_err(io::Error::other);
+    // Its copy of the socket would keep the connection open.
+    watcher.abort();
+    let _ = watcher.await;
+    served
 }
+
+/// Notes when the client closes the connection, even while an answer is
+/// held back (hyper itself sees it only when it next writes): the client's
+/// own timing, seen from here. Looks at the socket every few milliseconds
+/// without reading it, so hyper's reads are untouched.
+async fn note_close(watched: Arc<std::net::TcpStream>, closed: Arc<Mutex<Option<Instant>>>) {
+    let mut byte = [0u8; 1];
+    loop {
+        match watched.peek(&mut byte) {
+            // Open: nothing to read now, or bytes hyper has yet to read.
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
+            Ok(n) if n > 0 => {}
+            // The client's FIN (0) or reset.
+            _ => break,
+        }
+        tokio::time::sleep(CLOSE_WATCH).await;
+    }
+    *closed.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+}
+
+/// How often [`note_close`] looks.
+const CLOSE_WATCH: Duration = Duration::from_millis(10);
 
 /// Records the request, then answers it. An `Err` makes hyper drop the
 /// connection without writing anything.
@@ -77,6 +111,7 @@ async fn answer(
     shared: Arc<Shared>,
     stubs: SocketAddr,
     socket: Arc<std::net::TcpStream>,
+    connection: usize,
 ) -> io::Result<Response<Body>> {
     let (parts, body) = request.into_parts();
     let body = body.collect().await.map_err(io::Error::other)?.to_bytes();
@@ -93,7 +128,7 @@ async fn answer(
         body.to_vec(),
     );
     let behaviour = shared.behaviours().get(&recorded.path).cloned();
-    shared.requests().push(recorded);
+    shared.record(recorded, connection);
 
     match behaviour {
         None => Ok(forward(stubs, parts, body).await),

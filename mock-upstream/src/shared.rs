@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 use crate::behaviour::Behaviour;
 use crate::record::RecordedRequest;
@@ -16,6 +17,9 @@ pub const WIRE_LIMIT: usize = 4 * 1024 * 1024;
 #[derive(Default)]
 pub(crate) struct Shared {
     requests: Mutex<Vec<RecordedRequest>>,
+    /// When each of `requests` arrived, and on which connection; pushed
+    /// while `requests` is held, so the two stay in step.
+    arrivals: Mutex<Vec<Arrival>>,
     behaviours: Mutex<HashMap<String, Behaviour>>,
     connections: Mutex<Vec<Connection>>,
 }
@@ -26,6 +30,16 @@ pub(crate) struct Shared {
 pub(crate) struct Connection {
     pub(crate) received: Arc<Mutex<Vec<u8>>>,
     pub(crate) before_reset: bool,
+    /// When the client closed it, once it has.
+    pub(crate) closed: Arc<Mutex<Option<Instant>>>,
+}
+
+/// When a request arrived, and the connection (its place among the
+/// connections) it came on.
+#[derive(Clone, Copy)]
+pub(crate) struct Arrival {
+    pub(crate) at: Instant,
+    pub(crate) connection: usize,
 }
 
 impl Shared {
@@ -39,14 +53,32 @@ impl Shared {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// A buffer for the bytes of a newly accepted connection.
-    pub(crate) fn new_connection(&self) -> Arc<Mutex<Vec<u8>>> {
+    /// Records a request that arrived on `connection` just now.
+    pub(crate) fn record(&self, request: RecordedRequest, connection: usize) {
+        let mut requests = self.requests();
+        requests.push(request);
+        self.arrivals().push(Arrival {
+            at: Instant::now(),
+            connection,
+        });
+    }
+
+    pub(crate) fn arrivals(&self) -> MutexGuard<'_, Vec<Arrival>> {
+        self.arrivals.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A newly accepted connection: its place, a buffer for its bytes, and
+    /// where its closing time goes.
+    pub(crate) fn new_connection(&self) -> (usize, Arc<Mutex<Vec<u8>>>, Arc<Mutex<Option<Instant>>>) {
         let received = Arc::default();
-        self.connections().push(Connection {
+        let closed = Arc::default();
+        let mut connections = self.connections();
+        connections.push(Connection {
             received: Arc::clone(&received),
             before_reset: false,
+            closed: Arc::clone(&closed),
         });
-        received
+        (connections.len() - 1, received, closed)
     }
 
     pub(crate) fn connections(&self) -> MutexGuard<'_, Vec<Connection>> {

@@ -304,3 +304,29 @@ async fn reset_forgets_the_last_test_but_keeps_the_port_and_its_connections() {
     upstream.refuse_connections().await;
     assert!(upstream.reset().await.is_err(), "refusing cannot be undone");
 }
+
+#[tokio::test]
+async fn a_client_that_gives_up_on_a_held_answer_is_timed_from_its_request() {
+    let upstream = Upstream::start().await.unwrap();
+    upstream.set_behaviour("/held", Behaviour::DelayHeaders(Duration::from_secs(30)));
+    let stream = send(&upstream, &get("/held")).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(upstream.held_open("/held"), None, "still open");
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    drop(stream);
+    // The close is seen at once, though the answer is held for 30 s.
+    let mut held = None;
+    for _ in 0..100 {
+        held = upstream.held_open("/held");
+        if held.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let held = held.expect("the close is noted");
+    assert!(
+        held >= Duration::from_millis(350) && held < Duration::from_secs(2),
+        "{held:?}"
+    );
+    assert_eq!(upstream.held_open("/elsewhere"), None);
+}
