@@ -29,6 +29,7 @@ use self::{
 };
 use crate::{
     client::{CallOutcome, Era, McpClient},
+    client_auth::ClientAuth,
     health::Health,
     launch::{Launcher, StartFailure, Transport},
     pool::Pool,
@@ -351,6 +352,12 @@ impl GatewayWorld {
     pub async fn raw_http(&mut self) -> anyhow::Result<&mut RawHttp> {
         let base_url = self.upstream.base_url();
         self.gateway.raw_http(&base_url, self.verdict.notes()).await
+    }
+
+    /// The credential the gateway wants of its clients (`--client-auth`),
+    /// if the run gives one.
+    pub fn client_auth(&self) -> Option<&ClientAuth> {
+        self.gateway.client_auth()
     }
 
     /// A plain `initialize` answered by hand-driven HTTP with a status that

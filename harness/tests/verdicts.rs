@@ -154,6 +154,58 @@ fn a_transport_not_offered_is_not_run_and_never_passed() {
     );
 }
 
+/// Without `--client-auth` no credential of the gateway's own clients can
+/// be shown: the scenarios of what a gateway does with it are not run, with
+/// the reason (over stdio, that a stdio gateway's client is the process
+/// that started it), their rules are never passed, the run's exit status is
+/// as the others make it, and the last line counts them apart.
+#[test]
+fn a_client_credential_not_given_is_not_run_and_never_passed() {
+    let tags = "@TC-REQ-021 or @TC-REQ-009";
+    let run = harness(
+        "no-client-auth",
+        &["--gateway", &http_template(&reference()), "--tags", tags],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        run.rule("TC-REQ-021")["status"],
+        "not_run",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.rule("TC-REQ-009")["status"], "passed", "{}", run.stdout);
+    assert_eq!((run.count("passed"), run.count("not_run")), (2, 2));
+    assert!(
+        run.stdout.contains(
+            "2 scenario(s) not run: the run has no --client-auth, so no credential of the \
+             gateway's own clients can be shown"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.ends_with("2 passed, 0 failed, 2 not run\n"),
+        "{}",
+        run.stdout
+    );
+    let stdio = format!(
+        "{} serve --openapi {{openapi}} --base-url {{base_url}} --stdio",
+        reference()
+    );
+    let run = harness(
+        "no-client-auth-stdio",
+        &["--transport", "stdio", "--gateway", &stdio, "--tags", tags],
+    );
+    assert!(
+        run.stdout.contains(
+            "2 scenario(s) not run: the run has no --client-auth, and a stdio gateway's client \
+             is the process that started it"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
 /// A gateway that cannot put the credential in a query or as basic
 /// credentials (`--credential-in bearer,header`) has those scenarios not
 /// run, with the reason, and their rules never passed; the scenarios whose

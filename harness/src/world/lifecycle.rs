@@ -27,6 +27,7 @@ use crate::{
     client::{
         EndpointRefused, Era, HandshakeTimedOut, HandshakeUnanswered, McpClient, CONNECT_TIMEOUT,
     },
+    client_auth::ClientAuth,
     folder::ScenarioDir,
     health::{Health, Refusal},
     launch::{Gateway, Invocation, Launch, Launcher, StartFailure, Transport},
@@ -401,6 +402,16 @@ impl Lifecycle {
             self.raw = Some(RawHttp::new(url, auth));
         }
         self.raw.as_mut().context("no HTTP client")
+    }
+
+    /// The credential the gateway wants of its clients (`--client-auth`),
+    /// if the run gives one.
+    pub(super) fn client_auth(&self) -> Option<&ClientAuth> {
+        self.launcher
+            .as_ref()?
+            .target
+            .template(Transport::Http)?
+            .client_auth()
     }
 
     /// The gateway's MCP endpoint, launching it if needed. HTTP only.
