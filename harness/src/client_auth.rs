@@ -8,8 +8,9 @@
 //! `[client credential]` wherever a report would show it.
 //!
 //! The scenarios tagged [`TAG`] judge what a gateway does with that
-//! credential: it never reaches the API ([`RULE`]). A run without
-//! `--client-auth` has no credential to show, so they are not run
+//! credential: it never reaches the API ([`RULE`]), and a request without
+//! it, or with a wrong one, is refused with HTTP 401 (TC-PROTO-010). A run
+//! without `--client-auth` has no credential to show, so they are not run
 //! ([`not_run_reason`]). Other scenarios that find the credential upstream
 //! leave it to [`RULE`]: it begins with `AGENT-`, as the agent's own values
 //! in the request rules' scenarios do, so those scenarios see it too.
@@ -44,6 +45,28 @@ pub fn not_run_reason(http: bool) -> String {
         "the run has no --client-auth{joint} {why}; give --client-auth bearer or header:NAME \
          with an HTTP --gateway that checks its clients"
     )
+}
+
+/// What a hand-driven request shows the gateway of the client credential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// The run's credential, where `--client-auth` puts it.
+    Credential,
+    /// No credential at all.
+    Nothing,
+    /// A credential the gateway was never given, in the same place.
+    Wrong,
+}
+
+impl Shown {
+    /// How a report names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Credential => "the client credential",
+            Self::Nothing => "no client credential",
+            Self::Wrong => "a wrong client credential",
+        }
+    }
 }
 
 /// How the harness's client presents its credential to the gateway.
@@ -103,6 +126,26 @@ impl ClientAuth {
                     .cloned(),
             )
             .collect()
+    }
+
+    /// `headers` as a request showing `shown` sends them: behind the
+    /// credential (see [`Self::with`]), behind a wrong one in its place, or
+    /// with nothing in its place (an agent's header of that name left out
+    /// too, so the request shows no credential at all).
+    pub fn showing(&self, shown: Shown, headers: &[(String, String)]) -> Vec<(String, String)> {
+        match shown {
+            Shown::Credential => self.with(headers),
+            Shown::Wrong => Self {
+                credential: fresh_credential(),
+                ..self.clone()
+            }
+            .with(headers),
+            Shown::Nothing => headers
+                .iter()
+                .filter(|(name, _)| !name.eq_ignore_ascii_case(&self.header))
+                .cloned()
+                .collect(),
+        }
     }
 
     /// An OpenAPI security scheme, as JSON (which YAML reads too), that puts
@@ -230,6 +273,19 @@ mod tests {
                 ("X-Note".to_owned(), "AGENT-NOTE".to_owned())
             ]
         );
+    }
+
+    #[test]
+    fn shows_nothing_or_a_wrong_credential_in_its_place() {
+        let key = ClientAuth::parse("header:X-Agent-Key").unwrap();
+        let agent = [("x-agent-key".to_owned(), "AGENT-OWN".to_owned())];
+        assert!(key.showing(Shown::Nothing, &agent).is_empty());
+        let wrong = key.showing(Shown::Wrong, &[]);
+        assert_eq!(wrong.len(), 1);
+        assert_eq!(wrong[0].0, "X-Agent-Key");
+        assert!(wrong[0].1.starts_with("AGENT-CLIENT-"));
+        assert!(!key.is_in(&wrong[0].1));
+        assert_eq!(key.showing(Shown::Credential, &[]), [key.header()]);
     }
 
     #[test]

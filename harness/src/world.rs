@@ -29,7 +29,7 @@ use self::{
 };
 use crate::{
     client::{CallOutcome, Era, McpClient},
-    client_auth::ClientAuth,
+    client_auth::{ClientAuth, Shown},
     health::Health,
     launch::{Launcher, StartFailure, Transport},
     pool::Pool,
@@ -352,6 +352,16 @@ impl GatewayWorld {
     pub async fn raw_http(&mut self) -> anyhow::Result<&mut RawHttp> {
         let base_url = self.upstream.base_url();
         self.gateway.raw_http(&base_url, self.verdict.notes()).await
+    }
+
+    /// A hand-driven HTTP client of its own, in place of the scenario's
+    /// one: no session yet, and showing `shown` of the client credential
+    /// (TC-PROTO-010). HTTP only.
+    pub async fn another_raw_http(&mut self, shown: Shown) -> anyhow::Result<&mut RawHttp> {
+        let base_url = self.upstream.base_url();
+        self.gateway
+            .another_raw_http(shown, &base_url, self.verdict.notes())
+            .await
     }
 
     /// The credential the gateway wants of its clients (`--client-auth`),

@@ -40,7 +40,7 @@ fn report_dir(name: &str) -> PathBuf {
 
 /// The rules whose scenarios need a credential of the gateway's own
 /// clients to show (tagged `@client-auth`): not run without `--client-auth`.
-const CLIENT_AUTH_RULES: [&str; 1] = ["TC-REQ-021"];
+const CLIENT_AUTH_RULES: [&str; 2] = ["TC-PROTO-010", "TC-REQ-021"];
 
 /// Runs the harness with `args`, checks the run and both reports, and
 /// returns the JSON report.
