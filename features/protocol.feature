@@ -229,3 +229,33 @@ Feature: Protocol
     And an OpenAPI document of 800 operations, each described in 1600 characters
     When the client lists the tools
     Then no SSE event the client received was over 1 MiB
+
+  @TC-PROTO-010 @recommended @http @client-auth
+  Scenario Outline: A new session that shows <shown> is refused with 401 and a challenge
+    The gateway lets in the client that shows the credential of the run
+    (--client-auth); another shows none, or one the gateway was never
+    given.
+    When an HTTP client sends initialize with protocol version "2025-11-25"
+    And another HTTP client, showing <shown>, sends initialize with protocol version "2025-11-25"
+    Then the gateway refused that client with HTTP 401 and a WWW-Authenticate header
+
+    Examples:
+      | shown                      |
+      | no client credential       |
+      | a wrong client credential  |
+
+  @TC-PROTO-010 @recommended @http @client-auth
+  Scenario Outline: A tool call that shows <shown> is refused with 401, and nothing reaches the API
+    The client checked is the one of every request, not only of the
+    session's first: this call goes in the session opened with the
+    credential of the run.
+    Given the upstream answers every request with status 200
+    When an HTTP client sends initialize with protocol version "2025-11-25"
+    And the HTTP client, showing <shown>, calls the tool "listPets" with {}
+    Then the gateway refused that client with HTTP 401 and a WWW-Authenticate header
+    And nothing reached the upstream
+
+    Examples:
+      | shown                      |
+      | no client credential       |
+      | a wrong client credential  |

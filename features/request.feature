@@ -384,10 +384,10 @@ Feature: The request
       | Cookie          | session=AGENT-COOKIE-5d1e |
       | X-Forwarded-For | 203.0.113.9               |
       | X-Agent-Note    | AGENT-NOTE-5d1e           |
-    Then the request has no "Authorization" header
-    And the request has no "Cookie" header
+    Then the request has no "Cookie" header
     And the request has no "X-Forwarded-For" header
     And the request has no "X-Agent-Note" header
+    And the request has no "Authorization" header
     And no byte that reached the upstream contains "AGENT-"
 
   @TC-REQ-009 @http
@@ -867,3 +867,52 @@ Feature: The request
     When the client calls "search" with {"near": {"lat": "52"}, "size": {"width": "3"}}
     Then the request's query parameter "near" is "lat,52"
     And the request's query parameter "width" is "3"
+
+  @TC-REQ-021 @http @client-auth
+  Scenario: The client credential stays with the gateway
+    The credential the client shows the gateway (--client-auth) lets the
+    client in and is the gateway's own; here the API's credential goes in
+    another header.
+    Given the OpenAPI document, written for where the client shows its credential:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          stored: {{scheme_elsewhere}}
+      security: [{stored: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers every request with status 200
+    When the client calls "listPets" with {}
+    Then the call reached the upstream, which TC-REQ-001 requires
+    And no byte that reached the upstream contains the client credential
+
+  @TC-REQ-021 @http @client-auth
+  Scenario: The API's credential in the client's own header takes the place of the client's
+    The document puts the API's credential in the header the client shows
+    its own in: both bearer tokens in Authorization, or both in the same
+    key header. A gateway that passes its clients' headers on, or merges
+    them with its own, sends the client's beside the API's or instead of it.
+    Given the OpenAPI document, written for where the client shows its credential:
+      """
+      openapi: 3.1.0
+      info: {title: Pets, version: "1"}
+      components:
+        securitySchemes:
+          stored: {{scheme_in_the_client_credential_place}}
+      security: [{stored: []}]
+      paths:
+        /pets:
+          get:
+            operationId: listPets
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers every request with status 200
+    When the client calls "listPets" with {}
+    Then the call reached the upstream, which TC-REQ-001 requires
+    And no byte that reached the upstream contains the client credential

@@ -5,10 +5,15 @@
 //! the harness makes one afresh for each run, hands it to the gateway in
 //! [`CLIENT_CREDENTIAL_ENV`] (the adapter passes it to the gateway's own
 //! option), sends it on every HTTP request to the MCP endpoint, and writes
-//! `[client credential]` wherever a report would show it. It begins with
-//! `AGENT-`, as the agent's own values in the request rules' scenarios do,
-//! so a scenario that looks for the agent's headers upstream (TC-REQ-009)
-//! also sees a gateway that forwards its clients' credential.
+//! `[client credential]` wherever a report would show it.
+//!
+//! The scenarios tagged [`TAG`] judge what a gateway does with that
+//! credential: it never reaches the API ([`RULE`]), and a request without
+//! it, or with a wrong one, is refused with HTTP 401 (TC-PROTO-010). A run
+//! without `--client-auth` has no credential to show, so they are not run
+//! ([`not_run_reason`]). Other scenarios that find the credential upstream
+//! leave it to [`RULE`]: it begins with `AGENT-`, as the agent's own values
+//! in the request rules' scenarios do, so those scenarios see it too.
 
 use std::hash::{BuildHasher as _, RandomState};
 
@@ -19,6 +24,50 @@ pub const CLIENT_CREDENTIAL_ENV: &str = "HOSTED_MCP_CLIENT_CREDENTIAL";
 
 /// What a report shows in place of the client credential.
 pub const SHOWN_AS: &str = "[client credential]";
+
+/// The tag of the scenarios that need a client credential to show.
+pub const TAG: &str = "client-auth";
+
+/// The rule that the client credential never reaches the API: another
+/// rule's scenario that finds it there leaves the verdict to this one.
+pub const RULE: &str = "TC-REQ-021";
+
+/// Why a scenario tagged [`TAG`] is not run in a run without
+/// `--client-auth`; `http` says whether the run has an HTTP gateway at all.
+pub fn not_run_reason(http: bool) -> String {
+    let why = if http {
+        "no credential of the gateway's own clients can be shown"
+    } else {
+        "and a stdio gateway's client is the process that started it, which shows no credential"
+    };
+    let joint = if http { ", so" } else { "," };
+    format!(
+        "the run has no --client-auth{joint} {why}; give --client-auth bearer or header:NAME \
+         with an HTTP --gateway that checks its clients"
+    )
+}
+
+/// What a hand-driven request shows the gateway of the client credential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// The run's credential, where `--client-auth` puts it.
+    Credential,
+    /// No credential at all.
+    Nothing,
+    /// A credential the gateway was never given, in the same place.
+    Wrong,
+}
+
+impl Shown {
+    /// How a report names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::Credential => "the client credential",
+            Self::Nothing => "no client credential",
+            Self::Wrong => "a wrong client credential",
+        }
+    }
+}
 
 /// How the harness's client presents its credential to the gateway.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,6 +127,95 @@ impl ClientAuth {
             )
             .collect()
     }
+
+    /// `headers` as a request showing `shown` sends them: behind the
+    /// credential (see [`Self::with`]), behind a wrong one in its place, or
+    /// with nothing in its place (an agent's header of that name left out
+    /// too, so the request shows no credential at all).
+    pub fn showing(&self, shown: Shown, headers: &[(String, String)]) -> Vec<(String, String)> {
+        match shown {
+            Shown::Credential => self.with(headers),
+            Shown::Wrong => Self {
+                credential: fresh_credential(),
+                ..self.clone()
+            }
+            .with(headers),
+            Shown::Nothing => headers
+                .iter()
+                .filter(|(name, _)| !name.eq_ignore_ascii_case(&self.header))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// An OpenAPI security scheme, as JSON (which YAML reads too), that puts
+    /// the API's credential in the header the client shows its own in.
+    pub fn scheme_in_its_place(&self) -> String {
+        if self.prefix.is_empty() {
+            format!(
+                r#"{{"type": "apiKey", "in": "header", "name": "{}"}}"#,
+                self.header
+            )
+        } else {
+            BEARER_SCHEME.to_owned()
+        }
+    }
+
+    /// An OpenAPI security scheme, as JSON, that puts the API's credential
+    /// in another header than the client's: a bearer token beside a client's
+    /// key header, `X-Api-Key` beside a client's `Authorization`.
+    pub fn scheme_elsewhere(&self) -> String {
+        if self.header.eq_ignore_ascii_case("Authorization") {
+            r#"{"type": "apiKey", "in": "header", "name": "X-Api-Key"}"#.to_owned()
+        } else {
+            BEARER_SCHEME.to_owned()
+        }
+    }
+
+    /// Whether `text` holds the credential, in any case.
+    pub fn is_in(&self, text: &str) -> bool {
+        find_ignoring_case(text, &self.credential).is_some()
+    }
+
+    /// `text` with each writing of the credential, in any case, as
+    /// [`SHOWN_AS`], so a step's own message gives it away nowhere (a
+    /// run's reports are masked as a whole too, but `--verbose` prints
+    /// steps as they fail).
+    pub fn masked(&self, text: &str) -> String {
+        self.replaced(text, SHOWN_AS)
+    }
+
+    /// `text` without the credential's writings (in any case), to see what
+    /// else it holds.
+    pub fn removed_from(&self, text: &str) -> String {
+        self.replaced(text, "")
+    }
+
+    fn replaced(&self, text: &str, by: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(at) = find_ignoring_case(rest, &self.credential) {
+            out.push_str(&rest[..at]);
+            out.push_str(by);
+            rest = &rest[at + self.credential.len()..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// An HTTP bearer scheme, as JSON.
+const BEARER_SCHEME: &str = r#"{"type": "http", "scheme": "bearer"}"#;
+
+/// Where `needle` (ASCII, as the credential is) starts in `text`, whatever
+/// the case of its letters.
+fn find_ignoring_case(text: &str, needle: &str) -> Option<usize> {
+    let (text, needle) = (text.as_bytes(), needle.as_bytes());
+    if needle.is_empty() || text.len() < needle.len() {
+        return None;
+    }
+    (0..=text.len() - needle.len())
+        .find(|&at| text[at..at + needle.len()].eq_ignore_ascii_case(needle))
 }
 
 /// Whether `name` can be an HTTP header name (RFC 9110's token).
@@ -135,5 +273,56 @@ mod tests {
                 ("X-Note".to_owned(), "AGENT-NOTE".to_owned())
             ]
         );
+    }
+
+    #[test]
+    fn shows_nothing_or_a_wrong_credential_in_its_place() {
+        let key = ClientAuth::parse("header:X-Agent-Key").unwrap();
+        let agent = [("x-agent-key".to_owned(), "AGENT-OWN".to_owned())];
+        assert!(key.showing(Shown::Nothing, &agent).is_empty());
+        let wrong = key.showing(Shown::Wrong, &[]);
+        assert_eq!(wrong.len(), 1);
+        assert_eq!(wrong[0].0, "X-Agent-Key");
+        assert!(wrong[0].1.starts_with("AGENT-CLIENT-"));
+        assert!(!key.is_in(&wrong[0].1));
+        assert_eq!(key.showing(Shown::Credential, &[]), [key.header()]);
+    }
+
+    #[test]
+    fn finds_and_masks_the_credential_in_any_case() {
+        let bearer = ClientAuth::parse("bearer").unwrap();
+        let lower = bearer.credential().to_lowercase();
+        let text = format!(
+            "authorization: bearer {lower}\r\nx: {}",
+            bearer.credential()
+        );
+        assert!(bearer.is_in(&text));
+        assert_eq!(
+            bearer.masked(&text),
+            format!("authorization: bearer {SHOWN_AS}\r\nx: {SHOWN_AS}")
+        );
+        assert_eq!(bearer.removed_from(&text), "authorization: bearer \r\nx: ");
+        assert!(!bearer.is_in("AGENT-CLIENT-"));
+    }
+
+    #[test]
+    fn schemes_put_the_api_s_credential_in_the_client_s_place_or_elsewhere() {
+        let bearer = ClientAuth::parse("bearer").unwrap();
+        assert_eq!(bearer.scheme_in_its_place(), BEARER_SCHEME);
+        assert!(bearer.scheme_elsewhere().contains("X-Api-Key"));
+        let key = ClientAuth::parse("header:X-Agent-Key").unwrap();
+        assert!(key
+            .scheme_in_its_place()
+            .contains(r#""name": "X-Agent-Key""#));
+        assert_eq!(key.scheme_elsewhere(), BEARER_SCHEME);
+        let raw = ClientAuth::parse("header:Authorization").unwrap();
+        assert!(raw.scheme_elsewhere().contains("X-Api-Key"));
+    }
+
+    #[test]
+    fn says_why_its_scenarios_are_not_run() {
+        assert!(not_run_reason(true).starts_with("the run has no --client-auth, so no credential"));
+        assert!(not_run_reason(false)
+            .contains("a stdio gateway's client is the process that started it"));
     }
 }

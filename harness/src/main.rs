@@ -167,7 +167,9 @@ struct RunArgs {
     /// harness's client puts its credential, `bearer` (Authorization:
     /// Bearer) or `header:NAME`. The credential is new to each run, handed
     /// to the gateway in HOSTED_MCP_CLIENT_CREDENTIAL, and masked in every
-    /// report; it is not the upstream credential.
+    /// report; it is not the upstream credential. Without it, the scenarios
+    /// tagged @client-auth (what a gateway does with that credential) are
+    /// not run.
     #[arg(long, value_name = "PLACE", requires = "gateway")]
     client_auth: Option<String>,
 

@@ -8,7 +8,7 @@ use reqwest::header::{HeaderMap, CONTENT_TYPE};
 use serde_json::{json, Value};
 use tokio::time::timeout;
 
-use crate::client_auth::ClientAuth;
+use crate::client_auth::{ClientAuth, Shown};
 
 /// The 2026-07-28 revision of MCP: no handshake, metadata on every request.
 pub const MODERN: &str = "2026-07-28";
@@ -49,6 +49,8 @@ pub struct RawHttp {
     url: String,
     /// The credential the gateway wants of its clients, on every request.
     client_auth: Option<ClientAuth>,
+    /// What of it the requests show (TC-PROTO-010 sends none, or a wrong one).
+    shown: Shown,
     /// The version every request announces once a handshake or discovery chose it.
     protocol: Option<String>,
     session: Option<String>,
@@ -64,6 +66,7 @@ impl RawHttp {
             http: crate::wire::http_client(),
             url,
             client_auth,
+            shown: Shown::Credential,
             protocol: None,
             session: None,
             discovered: false,
@@ -124,6 +127,17 @@ impl RawHttp {
         Ok(self.last.insert(exchange))
     }
 
+    /// Makes the requests from now on show `shown` of the client
+    /// credential, where the gateway wants one.
+    pub fn show(&mut self, shown: Shown) {
+        self.shown = shown;
+    }
+
+    /// What of the client credential the requests show.
+    pub fn shown(&self) -> Shown {
+        self.shown
+    }
+
     /// The latest answer to a request.
     pub fn last(&self) -> anyhow::Result<&Exchange> {
         self.last
@@ -178,7 +192,7 @@ impl RawHttp {
             .header(CONTENT_TYPE, "application/json")
             .body(message.to_string());
         let extra = match &self.client_auth {
-            Some(auth) => auth.with(extra),
+            Some(auth) => auth.showing(self.shown, extra),
             None => extra.to_vec(),
         };
         for (name, value) in protocol.iter().chain(&extra) {

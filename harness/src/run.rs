@@ -150,6 +150,9 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         let tags = options.tags;
         let places = options.scenarios;
         let shard = options.shard;
+        // Scenarios of what a gateway does with its clients' credential
+        // need one to show (`--client-auth`); else they are not run.
+        let shows_client_credential = client_auth.is_some();
         move |feature: &gherkin::Feature,
               rule: Option<&gherkin::Rule>,
               scenario: &gherkin::Scenario| {
@@ -189,7 +192,22 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             }
             let transport =
                 Transport::of_tags(tags::of(feature, rule, scenario), origin.default_transport);
-            if launcher.target.template(transport).is_none() {
+            // Before the transport: over stdio, too, the reason is that no
+            // client credential can be shown.
+            let why_not = if !shows_client_credential
+                && tags::of(feature, rule, scenario).any(|tag| tag == client_auth::TAG)
+            {
+                Some(client_auth::not_run_reason(
+                    launcher.target.template(Transport::Http).is_some(),
+                ))
+            } else if launcher.target.template(transport).is_none() {
+                Some(format!(
+                    "the gateway under test was given no {transport} command"
+                ))
+            } else {
+                None
+            };
+            if let Some(why) = why_not {
                 let mut report = crate::report::recorder::scenario_report(
                     &origin,
                     feature,
@@ -198,7 +216,7 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                     Status::NotRun,
                 );
                 report.failure = Some(Failure {
-                    summary: format!("the gateway under test was given no {transport} command"),
+                    summary: why,
                     ..Failure::default()
                 });
                 not_offered

@@ -29,6 +29,7 @@ use self::{
 };
 use crate::{
     client::{CallOutcome, Era, McpClient},
+    client_auth::{ClientAuth, Shown},
     health::Health,
     launch::{Launcher, StartFailure, Transport},
     pool::Pool,
@@ -351,6 +352,22 @@ impl GatewayWorld {
     pub async fn raw_http(&mut self) -> anyhow::Result<&mut RawHttp> {
         let base_url = self.upstream.base_url();
         self.gateway.raw_http(&base_url, self.verdict.notes()).await
+    }
+
+    /// A hand-driven HTTP client of its own, in place of the scenario's
+    /// one: no session yet, and showing `shown` of the client credential
+    /// (TC-PROTO-010). HTTP only.
+    pub async fn another_raw_http(&mut self, shown: Shown) -> anyhow::Result<&mut RawHttp> {
+        let base_url = self.upstream.base_url();
+        self.gateway
+            .another_raw_http(shown, &base_url, self.verdict.notes())
+            .await
+    }
+
+    /// The credential the gateway wants of its clients (`--client-auth`),
+    /// if the run gives one.
+    pub fn client_auth(&self) -> Option<&ClientAuth> {
+        self.gateway.client_auth()
     }
 
     /// A plain `initialize` answered by hand-driven HTTP with a status that

@@ -15,6 +15,13 @@
 //! The two suites run at the same time, as two CI jobs on one machine would:
 //! a scenario's ports are its own for as long as it runs (the gateway's is
 //! reserved, the upstream's held), so scenarios cannot hear each other.
+//!
+//! Without `--client-auth` the scenarios of what a gateway does with its
+//! clients' credential are not run: the last line counts them apart, and
+//! their rules are the only ones that may not pass. Two more runs serve the
+//! reference with agent keys, the key shown as a bearer token and in a
+//! header of its own (`X-Agent-Key`), and check that those rules and
+//! TC-REQ-009 ran and passed (`CONFORMANCE_TAGS` narrows these runs too).
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -34,16 +41,48 @@ fn report_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs the harness with `args`, checks the run and both reports, and
-/// returns the JSON report.
-fn run_suite(name: &str, args: &[&str]) -> Value {
+/// The rules whose scenarios need a credential of the gateway's own
+/// clients to show (tagged `@client-auth`): not run without `--client-auth`.
+const CLIENT_AUTH_RULES: [&str; 2] = ["TC-PROTO-010", "TC-REQ-021"];
+
+/// Whether a run shows the gateway a client credential (`--client-auth`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Clients {
+    /// No: the client credential's rules must be reported not run.
+    Unchecked,
+    /// Yes: those rules must have run, and passed.
+    Checked,
+}
+
+/// The tag expression of a run narrowed to `ours`, and to
+/// `CONFORMANCE_TAGS` when set; `None` for the whole suite.
+fn narrowed(ours: Option<&str>) -> Option<String> {
+    match (ours, std::env::var("CONFORMANCE_TAGS").ok()) {
+        (Some(ours), Some(theirs)) => Some(format!("({ours}) and ({theirs})")),
+        (ours, theirs) => ours.map(str::to_owned).or(theirs),
+    }
+}
+
+/// Whether `tags` selects no scenario of the suite (a `CONFORMANCE_TAGS`
+/// that leaves out every scenario of a narrowed run), as `list` says.
+fn selects_nothing(tags: &str) -> bool {
+    !Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
+        .args(["list", "--scenarios", "--tags", tags])
+        .output()
+        .expect("run the harness's list")
+        .status
+        .success()
+}
+
+/// Runs the harness with `args`, narrowed to `tags`, checks the run and
+/// both reports, and returns the JSON report.
+fn run_suite(name: &str, args: &[&str], tags: Option<String>, clients: Clients) -> Value {
     let dir = report_dir(name);
     let (junit, json) = (dir.join("junit.xml"), dir.join("rules.json"));
     let output = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
         .args(args)
         .args(
-            std::env::var("CONFORMANCE_TAGS")
-                .map(|tags| vec!["--tags".to_string(), tags])
+            tags.map(|tags| vec!["--tags".to_string(), tags])
                 .unwrap_or_default(),
         )
         .args(
@@ -69,28 +108,55 @@ fn run_suite(name: &str, args: &[&str]) -> Value {
         String::from_utf8_lossy(&output.stderr)
     );
 
-    let last = stdout.lines().last().unwrap_or_default();
-    let counts: Vec<&str> = last.split(' ').collect();
-    assert!(
-        matches!(counts.as_slice(), [_, "passed,", _, "failed"]),
-        "last line is not `N passed, N failed`: {last:?}"
-    );
-
     let report: Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("read the JSON report"))
             .expect("the JSON report parses");
-    assert!(
-        report["counts"]["passed"].as_u64().unwrap_or(0) >= 1,
-        "no scenario passed: {report}"
-    );
-    let failed: Vec<&Value> = report["rules"]
-        .as_array()
-        .expect("rules list")
+    let passed = report["counts"]["passed"].as_u64().unwrap_or(0);
+    assert!(passed >= 1, "no scenario passed: {report}");
+    let not_run = report["counts"]["not_run"].as_u64().unwrap_or(0);
+    // `N passed, 0 failed`, and the scenarios not run, if any, after it.
+    let mut expected_last = format!("{passed} passed, 0 failed");
+    if not_run > 0 {
+        expected_last.push_str(&format!(", {not_run} not run"));
+    }
+    let last = stdout.lines().last().unwrap_or_default();
+    assert_eq!(last, expected_last, "the run's last line");
+
+    let rules = report["rules"].as_array().expect("rules list");
+    let failed: Vec<&Value> = rules
         .iter()
         .filter(|rule| rule["status"] != "passed")
+        .filter(|rule| {
+            // Not run for want of --client-auth is no failure.
+            !(clients == Clients::Unchecked
+                && CLIENT_AUTH_RULES.iter().any(|id| rule["id"] == *id)
+                && rule["status"] == "not_run")
+        })
         .map(|rule| &rule["id"])
         .collect();
     assert!(failed.is_empty(), "rules failed: {failed:?}");
+    // Every scenario not run is one of those, and says why.
+    for scenario in report["scenarios"].as_array().expect("scenarios list") {
+        if scenario["status"] == "not_run" {
+            let why = scenario["failure"]["summary"].as_str().unwrap_or_default();
+            assert!(
+                clients == Clients::Unchecked && why.starts_with("the run has no --client-auth"),
+                "a scenario was not run: {scenario}"
+            );
+        }
+    }
+    if clients == Clients::Checked {
+        for id in CLIENT_AUTH_RULES {
+            let rule = rules.iter().find(|rule| rule["id"] == id);
+            let scenarios = rule
+                .and_then(|rule| rule["scenarios"].as_array())
+                .map_or(0, Vec::len);
+            assert!(
+                scenarios > 0 && rule.is_some_and(|rule| rule["status"] == "passed"),
+                "{id} did not run and pass: {rule:?}"
+            );
+        }
+    }
 
     let xml = std::fs::read_to_string(&junit).expect("read the JUnit report");
     assert!(
@@ -306,7 +372,12 @@ fn wanted(transport: &str) -> bool {
 #[test]
 fn reference_passes_over_http() {
     if wanted("http") {
-        let report = run_suite("http", &["--transport", "http"]);
+        let report = run_suite(
+            "http",
+            &["--transport", "http"],
+            narrowed(None),
+            Clients::Unchecked,
+        );
         // Scenarios of either transport run here (their tags choose), so
         // this run sees every code; a narrowed run sees only some.
         if std::env::var_os("CONFORMANCE_TAGS").is_none() {
@@ -319,6 +390,81 @@ fn reference_passes_over_http() {
 #[test]
 fn reference_passes_over_stdio() {
     if wanted("stdio") {
-        run_suite("stdio", &["--transport", "stdio"]);
+        run_suite(
+            "stdio",
+            &["--transport", "stdio"],
+            narrowed(None),
+            Clients::Unchecked,
+        );
+    }
+}
+
+/// The client credential's rules, and TC-REQ-009 (the agent's own headers,
+/// which that credential is one of), in a run with `--client-auth`.
+const CLIENT_AUTH_TAGS: &str = "@TC-REQ-021 or @TC-PROTO-010 or @TC-REQ-009";
+
+/// The `--gateway` template of the reference letting in only the agent
+/// whose key is the run's client credential: each launch makes its keys
+/// file beside the document, with `agent-key --stdin` reading
+/// `HOSTED_MCP_CLIENT_CREDENTIAL`, and serves with `--agent-keys`; the key
+/// shown in `header`, else as a bearer token.
+fn reference_with_agent_keys(header: Option<&str>) -> String {
+    let harness = Path::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"));
+    let gateway = hosted_mcp_conformance::reference::binary_for(harness)
+        .expect("the reference gateway, built beside the harness");
+    let gateway = gateway.to_string_lossy().replace('\'', r"'\''");
+    let header = header
+        .map(|name| format!(" --agent-key-header {name}"))
+        .unwrap_or_default();
+    format!(
+        "sh -c 'keys=\"$(dirname \"$0\")/agent-keys\" && \
+         printf \"%s\\n\" \"$HOSTED_MCP_CLIENT_CREDENTIAL\" | \"$3\" agent-key --stdin --label conformance 2>\"$keys\" >/dev/null && \
+         exec \"$3\" serve --openapi \"$0\" --base-url \"$1\" --listen \"127.0.0.1:$2\" --agent-keys \"$keys\"{header}' \
+         {{openapi}} {{base_url}} {{port}} '{gateway}'"
+    )
+}
+
+/// The tags of a run with `--client-auth`, unless `CONFORMANCE_TAGS` leaves
+/// none of its scenarios (then the run is left out, and says so).
+fn client_auth_tags() -> Option<String> {
+    let tags = narrowed(Some(CLIENT_AUTH_TAGS))?;
+    if selects_nothing(&tags) {
+        eprintln!("CONFORMANCE_TAGS leaves none of {CLIENT_AUTH_TAGS}: the run with agent keys is left out");
+        return None;
+    }
+    Some(tags)
+}
+
+#[test]
+fn reference_with_agent_keys_passes_with_a_bearer_client_credential() {
+    if let Some(tags) = client_auth_tags().filter(|_| wanted("http")) {
+        let gateway = reference_with_agent_keys(None);
+        let report = run_suite(
+            "agent-keys-bearer",
+            &["--gateway", &gateway, "--client-auth", "bearer"],
+            Some(tags),
+            Clients::Checked,
+        );
+        assert!(
+            !report.to_string().contains("AGENT-CLIENT-"),
+            "a report shows the client credential"
+        );
+    }
+}
+
+#[test]
+fn reference_with_agent_keys_passes_with_the_client_credential_in_a_header() {
+    if let Some(tags) = client_auth_tags().filter(|_| wanted("http")) {
+        let gateway = reference_with_agent_keys(Some("X-Agent-Key"));
+        let report = run_suite(
+            "agent-keys-header",
+            &["--gateway", &gateway, "--client-auth", "header:X-Agent-Key"],
+            Some(tags),
+            Clients::Checked,
+        );
+        assert!(
+            !report.to_string().contains("AGENT-CLIENT-"),
+            "a report shows the client credential"
+        );
     }
 }

@@ -2,7 +2,9 @@
 //! gateway (`examples/python-gateway`, on the official MCP Python SDK) keeps
 //! every required rule over HTTP and over stdio, and each of its broken
 //! variants (`EXAMPLE_GATEWAY_BREAK=<rule ID>`) fails exactly the rule it
-//! breaks, and nothing else changes in that rule's section.
+//! breaks, and nothing else changes in that rule's section. Shaped as a
+//! hosted gateway that checks its clients, its variants of that shape
+//! (`--list-breaks --hosted`) are judged the same way with `--client-auth`.
 //!
 //! The gateway and its dependencies are installed by this test into a
 //! virtual environment under the target directory, once per version of its
@@ -225,6 +227,17 @@ fn variants(transport: &str) -> BTreeMap<String, Variant> {
     }
     let output = checked(&mut command);
     serde_json::from_slice(&output.stdout).expect("--list-breaks prints a JSON object")
+}
+
+/// The broken variants of the gateway shaped as a hosted one, which checks
+/// its clients ([`Launch::Hosted`]): key -> variant.
+fn hosted_variants() -> BTreeMap<String, Variant> {
+    let output = checked(
+        Command::new(python())
+            .env("PYTHONPATH", gateway_dir())
+            .args(["-m", "hosted_mcp_example", "--list-breaks", "--hosted"]),
+    );
+    serde_json::from_slice(&output.stdout).expect("--list-breaks --hosted prints a JSON object")
 }
 
 /// The rule a variant key breaks: `TC-SCHEMA-004+maximum` -> `TC-SCHEMA-004`.
@@ -634,6 +647,106 @@ fn a_gateway_at_another_path_that_checks_its_clients_is_judged() {
             run.stdout
         );
     }
+}
+
+/// The level of the rule `id` in a report (`required`, `recommended`).
+fn level_of<'a>(report: &'a Value, id: &str) -> Option<&'a str> {
+    report["rules"]
+        .as_array()?
+        .iter()
+        .find(|rule| rule["id"] == id)
+        .and_then(|rule| rule["level"].as_str())
+}
+
+/// Each variant of the gateway shaped as a hosted one (`--list-breaks
+/// --hosted`: one that passes its clients' credential on to the API, one
+/// that lets every client in) is judged as the unbroken one is, with
+/// `--endpoint` and `--client-auth bearer`, on its rule's section: it fails
+/// exactly its rule (a recommended one is not met), every other rule of the
+/// section fares as on the unbroken gateway, and the rules its `also` names
+/// have the status given there. The unbroken gateway passes both rules.
+#[test]
+fn each_variant_of_a_gateway_that_checks_its_clients_fails_its_rule_only() {
+    let fork = ForkServer::new("hosted-variants");
+    let hosted = ["--endpoint", HOSTED_ENDPOINT, "--client-auth", "bearer"];
+    let mut baselines: BTreeMap<&str, Run> = BTreeMap::new();
+    let mut wrong = Vec::new();
+    for (key, variant) in hosted_variants() {
+        let rule = rule_of(&key).to_owned();
+        let section = section_of(&rule);
+        let baseline = baselines.entry(section).or_insert_with(|| {
+            let name = format!("hosted-{section}");
+            let run = run_harness_with(
+                &name,
+                Launch::Hosted(&fork),
+                "http",
+                &features(section),
+                None,
+                &hosted,
+            );
+            assert_passes(&name, &run);
+            run
+        });
+        assert_eq!(
+            status_of(&baseline.report, &rule),
+            Some("passed"),
+            "the unbroken gateway should pass {rule}:\n{}",
+            failure_lines(&baseline.report, &BTreeSet::from([rule.clone()]))
+        );
+        let run = run_harness_with(
+            &format!("hosted-break-{key}"),
+            Launch::Hosted(&fork),
+            "http",
+            &features(section),
+            Some(&key),
+            &hosted,
+        );
+        let required = level_of(&run.report, &rule) == Some("required");
+        let own = BTreeSet::from([rule.clone()]);
+        let mut expected_misses = recommended_misses(&baseline.report);
+        let expected_failures = if required {
+            own.clone()
+        } else {
+            expected_misses.insert(rule.clone());
+            BTreeSet::new()
+        };
+        let failed = required_failures(&run.report);
+        let misses = recommended_misses(&run.report);
+        let own_status = status_of(&run.report, &rule);
+        let others: Vec<String> = variant
+            .also
+            .iter()
+            .filter(|(id, status)| status_of(&run.report, id) != Some(status.as_str()))
+            .map(|(id, status)| format!("{id} should be {status}"))
+            .collect();
+        let kept = failed == expected_failures
+            && misses == expected_misses
+            && own_status == Some(if required { "failed" } else { "not_met" })
+            && run.success != required
+            && others.is_empty();
+        if !kept {
+            let shown: BTreeSet<String> = failed
+                .union(&misses)
+                .cloned()
+                .chain(variant.also.keys().cloned())
+                .chain([rule.clone()])
+                .collect();
+            wrong.push(format!(
+                "variant {key} ({}), {section}.feature: its rule {rule} is {own_status:?}; \
+                 required failures {failed:?} (expected {expected_failures:?}); recommended \
+                 not met {misses:?} (expected {expected_misses:?}); other rules: {others:?}; \
+                 exit status success: {}\n{}",
+                variant.what,
+                run.success,
+                failure_lines(&run.report, &shown)
+            ));
+        }
+        assert!(
+            !run.report.to_string().contains("AGENT-CLIENT-"),
+            "{key}: a report shows the client credential"
+        );
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// Each scenario's outcome in a report, by place and transport.

@@ -154,6 +154,95 @@ fn a_transport_not_offered_is_not_run_and_never_passed() {
     );
 }
 
+/// Without `--client-auth` no credential of the gateway's own clients can
+/// be shown: the scenarios of what a gateway does with it are not run, with
+/// the reason (over stdio, that a stdio gateway's client is the process
+/// that started it), their rules are never passed, the run's exit status is
+/// as the others make it, and the last line counts them apart.
+#[test]
+fn a_client_credential_not_given_is_not_run_and_never_passed() {
+    let tags = "@TC-REQ-021 or @TC-PROTO-010 or @TC-REQ-009";
+    let run = harness(
+        "no-client-auth",
+        &["--gateway", &http_template(&reference()), "--tags", tags],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    for rule in ["TC-REQ-021", "TC-PROTO-010"] {
+        assert_eq!(run.rule(rule)["status"], "not_run", "{}", run.stdout);
+    }
+    assert_eq!(run.rule("TC-REQ-009")["status"], "passed", "{}", run.stdout);
+    assert_eq!((run.count("passed"), run.count("not_run")), (2, 6));
+    assert!(
+        run.stdout.contains(
+            "6 scenario(s) not run: the run has no --client-auth, so no credential of the \
+             gateway's own clients can be shown"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.ends_with("2 passed, 0 failed, 6 not run\n"),
+        "{}",
+        run.stdout
+    );
+    let stdio = format!(
+        "{} serve --openapi {{openapi}} --base-url {{base_url}} --stdio",
+        reference()
+    );
+    let run = harness(
+        "no-client-auth-stdio",
+        &["--transport", "stdio", "--gateway", &stdio, "--tags", tags],
+    );
+    assert!(
+        run.stdout.contains(
+            "6 scenario(s) not run: the run has no --client-auth, and a stdio gateway's client \
+             is the process that started it"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A gateway that lets every client in, judged as one that checks them
+/// (`--client-auth`): the reference without agent keys. The 401 it never
+/// answers is a recommended rule not met, each scenario saying what it let
+/// in; its clients' credential still never reaches the API.
+#[test]
+fn a_gateway_that_lets_every_client_in_does_not_meet_the_refusal_rule() {
+    let run = harness(
+        "lets-everyone-in",
+        &[
+            "--gateway",
+            &http_template(&reference()),
+            "--client-auth",
+            "bearer",
+            "--tags",
+            "@TC-REQ-021 or @TC-PROTO-010",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert_eq!(
+        run.rule("TC-PROTO-010")["status"],
+        "not_met",
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.rule("TC-REQ-021")["status"], "passed", "{}", run.stdout);
+    assert_eq!((run.count("not_met"), run.count("passed")), (4, 2));
+    assert!(
+        run.stdout
+            .contains("the gateway let in a request that showed no client credential: HTTP 200"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("the gateway let in a request that showed a wrong client credential"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// A gateway that cannot put the credential in a query or as basic
 /// credentials (`--credential-in bearer,header`) has those scenarios not
 /// run, with the reason, and their rules never passed; the scenarios whose

@@ -2,7 +2,7 @@
 
     python -m hosted_mcp_example --openapi DOC --base-url URL --port PORT [--host 127.0.0.1] [--path /mcp] [--client-token-env VAR]
     python -m hosted_mcp_example --openapi DOC --base-url URL --stdio
-    python -m hosted_mcp_example --list-breaks
+    python -m hosted_mcp_example --list-breaks [--stdio | --hosted]
 
 The credential comes from HOSTED_MCP_CREDENTIAL, never the command line. A
 document that cannot be used ends the process at once with status 2 and one
@@ -35,14 +35,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--list-breaks",
         action="store_true",
-        help="print the broken variants as JSON and exit (with --stdio, those judged over stdio)",
+        help="print the broken variants as JSON and exit (with --stdio, those judged over stdio; "
+        "with --hosted, those of a gateway that checks its clients)",
     )
+    parser.add_argument("--hosted", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.list_breaks:
         from .breaks import listing
 
-        print(json.dumps(listing(stdio=args.stdio), indent=2))
+        print(json.dumps(listing(stdio=args.stdio, hosted=args.hosted), indent=2))
         return 0
     if not args.openapi or not args.base_url or (args.port is None and not args.stdio):
         parser.error("--openapi, --base-url and one of --port or --stdio are needed")

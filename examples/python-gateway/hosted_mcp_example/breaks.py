@@ -1,11 +1,13 @@
 """Deliberately broken variants, for proving the conformance harness.
 
-`EXAMPLE_GATEWAY_BREAK=<rule ID>` breaks exactly one required rule, the way a
-real implementer plausibly would. Each break is one `if broken(...)` in the
+`EXAMPLE_GATEWAY_BREAK=<rule ID>` breaks exactly one required rule (one
+hosted variant a recommended one), the way a real implementer plausibly would. Each break is one `if broken(...)` in the
 module where its rule lives. A second variant of the same rule is keyed
 `<rule ID>+<what>`. `python -m hosted_mcp_example --list-breaks` prints the
 variants as JSON for the test that runs every variant: what each does wrong,
-and the verdicts it must leave on other rules (`ALSO`).
+and the verdicts it must leave on other rules (`ALSO`). The variants of a
+gateway that checks its clients (`--client-token-env`) are listed apart
+(`--list-breaks --hosted`): only a run with the client's credential sees them.
 """
 
 import os
@@ -74,6 +76,17 @@ STDIO_BREAKS: dict[str, str] = {
     "TC-PROTO-001": "a banner line goes to stdout before the first message",
 }
 
+#: Rule ID -> what the variant does wrong, for the variants of a gateway that
+#: checks its clients (`--client-token-env`), judged with the harness's
+#: `--client-auth bearer` (`--list-breaks --hosted` prints them). The one of
+#: TC-PROTO-010 misses a recommended rule, so it fails no run.
+HOSTED_BREAKS: dict[str, str] = {
+    "TC-REQ-021": "the client's Authorization is passed on to the API, in front of the request's "
+    "own headers, as a gateway that forwards its clients' headers does",
+    "TC-PROTO-010": "its clients are not checked: --client-token-env is read, and every request "
+    "is let in",
+}
+
 #: Variant -> how it names every tool, for the variants that break the naming
 #: rules as a whole, as many gateways do. Each is run over the whole suite: it
 #: must fail naming rules only, and every other rule must be judged as on the
@@ -113,15 +126,28 @@ ALSO: dict[str, dict[str, str]] = {
     },
     "TC-SCHEMA-004+maximum": {"TC-LOAD-005": "passed"},
     "TC-SEND-003": {"TC-ANS-007": "not_judged", "TC-MASK-003": "not_judged"},
+    # Each scenario of these finds the client's Authorization beside what it
+    # looks for, and leaves it to TC-REQ-021.
+    "TC-REQ-021": {
+        "TC-REQ-009": "not_judged",
+        "TC-REQ-012": "not_judged",
+        "TC-REQ-013": "not_judged",
+        "TC-REQ-014": "not_judged",
+        "TC-REQ-015": "not_judged",
+        "TC-REQ-017": "not_judged",
+    },
 }
 
 
-def listing(stdio: bool = False) -> dict[str, dict]:
-    """Every variant judged over HTTP (or, with `stdio`, over stdio), as
-    `--list-breaks` prints it; a renaming variant says `"renames": true`, a
-    regrouping one `"regroups": true`."""
+def listing(stdio: bool = False, hosted: bool = False) -> dict[str, dict]:
+    """Every variant judged over HTTP (or, with `stdio`, over stdio; with
+    `hosted`, those of a gateway that checks its clients), as `--list-breaks`
+    prints it; a renaming variant says `"renames": true`, a regrouping one
+    `"regroups": true`."""
     if stdio:
         return {key: {"what": what, "also": ALSO.get(key, {})} for key, what in STDIO_BREAKS.items()}
+    if hosted:
+        return {key: {"what": what, "also": ALSO.get(key, {})} for key, what in HOSTED_BREAKS.items()}
     listed = {key: {"what": what, "also": ALSO.get(key, {})} for key, what in BREAKS.items()}
     listed.update({key: {"what": what, "renames": True} for key, what in RENAMINGS.items()})
     listed.update({key: {"what": what, "regroups": True} for key, what in REGROUPINGS.items()})

@@ -92,6 +92,10 @@ class Gateway:
         arguments = tool.plan.flat(arguments)
         try:
             outgoing = build(tool.plan, arguments, self.base_url, self.credential, self.where)
+            if broken("TC-REQ-021"):
+                shown = _client_authorization(ctx)
+                if shown is not None:
+                    outgoing.headers = [("Authorization", shown), *outgoing.headers]
             is_error, text = render(await send(outgoing), self.mask)
         except Refused as refusal:
             return _error(f"Refused, nothing was sent: {refusal}.")
@@ -140,6 +144,14 @@ async def _send_garbage(base_url: str) -> None:
         await writer.wait_closed()
     except OSError:
         pass
+
+
+def _client_authorization(ctx: Any) -> str | None:
+    """The Authorization header of the HTTP request that carried this call,
+    if any (for the TC-REQ-021 variant alone: nothing of the client's
+    request is ever sent on)."""
+    headers = getattr(getattr(ctx, "request", None), "headers", None)
+    return headers.get("authorization") if headers is not None else None
 
 
 def _only_with_bearer(app: Any, token: str) -> Any:
@@ -195,7 +207,7 @@ async def serve_http(gateway: Gateway, listener: socket.socket, path: str = "/mc
     app = gateway.server().streamable_http_app(
         json_response=True, stateless_http=True, host=host, streamable_http_path=path
     )
-    if client_token is not None:
+    if client_token is not None and not broken("TC-PROTO-010"):
         app = _only_with_bearer(app, client_token)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve(sockets=[listener])

@@ -8,7 +8,7 @@ use mock_upstream::RecordedRequest;
 use serde_json::Value;
 
 use crate::json::tool_names;
-use crate::{client::CallOutcome, world::GatewayWorld};
+use crate::{client::CallOutcome, client_auth, world::GatewayWorld};
 
 /// Calls the tool the rules call `name`, which the gateway must list (under
 /// that name or, outside the naming rules' scenarios, as the tool of the same
@@ -202,6 +202,21 @@ pub fn the_request(world: &GatewayWorld) -> anyhow::Result<RecordedRequest> {
         .requests()
         .pop()
         .context("the upstream received no request")
+}
+
+/// A step of another rule's scenario found the client credential upstream,
+/// in `where_found`, and nothing else wrong: that is the client
+/// credential's own rule's matter ([`client_auth::RULE`]), whose scenarios
+/// judge it, so this one is not judged. The error the step returns.
+pub fn client_credential_not_judged(world: &mut GatewayWorld, where_found: &str) -> anyhow::Error {
+    world.not_judged(
+        client_auth::RULE,
+        format!(
+            "the client credential ({}) reached the upstream, in {where_found}; nothing else \
+             this step looks for is wrong",
+            client_auth::SHOWN_AS
+        ),
+    )
 }
 
 /// Fails unless not a single byte reached the upstream.

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::failure::{fail, StepResult};
 use super::support::{first_column, holds_the_tools, parse_json};
 use crate::json::{follow, same_json, show, tool_names};
-use crate::{client::Era, world::GatewayWorld};
+use crate::{client::Era, client_auth::Shown, world::GatewayWorld};
 
 #[given(expr = "the client uses the initialize handshake with protocol version {string}")]
 async fn initialize_era(world: &mut GatewayWorld, version: String) -> StepResult {
@@ -66,6 +66,85 @@ async fn raw_initialize_from(
         .initialize(&version, &origin)
         .await?;
     Ok(())
+}
+
+/// What a hand-driven request shows of the client credential, as a
+/// scenario writes it.
+fn shown(text: &str) -> anyhow::Result<Shown> {
+    [Shown::Nothing, Shown::Wrong]
+        .into_iter()
+        .find(|shown| shown.describe() == text)
+        .with_context(|| {
+            format!("write what is shown as `no client credential` or `a wrong client credential`, not `{text}`")
+        })
+}
+
+/// TC-PROTO-010: a client of its own, with no session, shows the gateway
+/// no client credential or a wrong one.
+#[when(
+    regex = r#"^another HTTP client, showing (no client credential|a wrong client credential), sends initialize with protocol version "([^"]*)"$"#
+)]
+async fn raw_initialize_showing(
+    world: &mut GatewayWorld,
+    what: String,
+    version: String,
+) -> StepResult {
+    let shown = shown(&what)?;
+    world
+        .another_raw_http(shown)
+        .await?
+        .initialize(&version, &[])
+        .await?;
+    Ok(())
+}
+
+/// TC-PROTO-010: the scenario's HTTP client, in the session it opened with
+/// the client credential, calls a tool showing none or a wrong one.
+#[when(
+    regex = r#"^the HTTP client, showing (no client credential|a wrong client credential), calls the tool "([^"]*)" with (\{.*\})$"#
+)]
+async fn raw_call_showing(
+    world: &mut GatewayWorld,
+    what: String,
+    name: String,
+    arguments: String,
+) -> StepResult {
+    let shown = shown(&what)?;
+    let name = world.tool_name(&name).await?;
+    let params = json!({"name": name, "arguments": parse_json(&arguments)?});
+    let raw = world.raw_http().await?;
+    raw.show(shown);
+    raw.request("tools/call", params, &[]).await?;
+    Ok(())
+}
+
+/// TC-PROTO-010: the latest hand-driven request, which showed no client
+/// credential or a wrong one, was refused as HTTP asks: 401, with a
+/// `WWW-Authenticate` header saying how to authenticate. A gateway that
+/// let it in, or refused it otherwise (403, 400), fails, saying what it did.
+#[then("the gateway refused that client with HTTP 401 and a WWW-Authenticate header")]
+async fn refused_with_challenge(world: &mut GatewayWorld) -> StepResult {
+    let raw = world.raw_http().await?;
+    let what = raw.shown().describe();
+    let last = raw.last()?;
+    let body: String = last.body.chars().take(400).collect();
+    match last.status {
+        401 => match last.headers.get("www-authenticate") {
+            Some(challenge) if !challenge.as_bytes().iter().all(u8::is_ascii_whitespace) => Ok(()),
+            _ => fail!(
+                "a request that showed {what} was answered HTTP 401 without a WWW-Authenticate \
+                 header, which says how to authenticate: {body}"
+            ),
+        },
+        status @ 200..=299 => fail!(
+            "the gateway let in a request that showed {what}: HTTP {status}, where a gateway that \
+             checks its clients answers 401 with a WWW-Authenticate header: {body}"
+        ),
+        status => fail!(
+            "a request that showed {what} was answered HTTP {status}, not 401 with a \
+             WWW-Authenticate header: {body}"
+        ),
+    }
 }
 
 #[when(regex = r"^an HTTP client sends server/discover for protocol version 2026-07-28$")]

@@ -8,11 +8,12 @@ use serde_json::Value;
 use super::failure::{fail, StepResult};
 use super::{
     call_support::{
-        error_text, expand, listed, nothing_reached, only_request, result, same_raw_path,
-        the_request,
+        client_credential_not_judged, error_text, expand, listed, nothing_reached, only_request,
+        result, same_raw_path, the_request,
     },
     support::{doc_string, parse_json, table},
 };
+use crate::client_auth::{self, ClientAuth};
 use crate::json::{same_json, show};
 use crate::world::GatewayWorld;
 
@@ -158,8 +159,28 @@ async fn header_is(world: &mut GatewayWorld, name: String, value: String) -> Ste
         .map(|v| String::from_utf8_lossy(v).into_owned())
         .collect();
     if values != [expected.as_str()] {
+        // Nothing wrong but the client credential beside the value: that
+        // is the client credential's own rule.
+        let deferred = deferring(world).is_some_and(|auth| {
+            let others: Vec<&String> = values.iter().filter(|v| !auth.is_in(v)).collect();
+            others.len() < values.len() && others == [&expected]
+        });
+        if deferred {
+            return Err(client_credential_not_judged(
+                world,
+                &format!("its {name} header, beside the value expected"),
+            )
+            .into());
+        }
         fail!(
-            "expected {name} to be sent once as {expected:?}, it was sent as {values:?}:\n{request}");
+            "{}",
+            masked(
+                world,
+                &format!(
+                    "expected {name} to be sent once as {expected:?}, it was sent as {values:?}:\n{request}"
+                )
+            )
+        );
     }
     Ok(())
 }
@@ -189,10 +210,28 @@ async fn header_present(world: &mut GatewayWorld, name: String) -> StepResult {
 #[then(expr = "the request has no {string} header")]
 async fn header_absent(world: &mut GatewayWorld, name: String) -> StepResult {
     let request = the_request(world)?;
-    if request.header(&name).is_some() {
-        fail!("expected no {name} header:\n{request}");
+    let values = request.header_all(&name);
+    if values.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    // The client credential passed on in that header is its own rule's
+    // matter, not this scenario's.
+    let deferred = deferring(world).is_some_and(|auth| {
+        values
+            .iter()
+            .all(|value| auth.is_in(&String::from_utf8_lossy(value)))
+    });
+    if deferred {
+        return Err(client_credential_not_judged(
+            world,
+            &format!("a {name} header, where none should be"),
+        )
+        .into());
+    }
+    fail!(
+        "{}",
+        masked(world, &format!("expected no {name} header:\n{request}"))
+    );
 }
 
 /// The `Content-Type` without its parameters (`; charset=...`).
@@ -268,16 +307,121 @@ async fn no_body(world: &mut GatewayWorld) -> StepResult {
     Ok(())
 }
 
+/// Without regard to case. Where `text` is found only in the client
+/// credential (`AGENT-`, which it begins with), what reached the upstream
+/// is the client credential's own rule's matter: the scenario is not judged.
 #[then(expr = "no byte that reached the upstream contains {string}")]
 async fn wire_lacks(world: &mut GatewayWorld, text: String) -> StepResult {
     let needle = expand(world, &text).to_lowercase();
+    let mut client_credential_seen = false;
     for bytes in world.upstream().wire_bytes() {
-        let received = String::from_utf8_lossy(&bytes).to_lowercase();
-        if received.contains(&needle) {
-            fail!("{text:?} reached the upstream:\n{received}");
+        let received = String::from_utf8_lossy(&bytes).into_owned();
+        let rest = match deferring(world) {
+            Some(auth) => {
+                client_credential_seen |= auth.is_in(&received);
+                auth.removed_from(&received)
+            }
+            None => received.clone(),
+        };
+        if rest.to_lowercase().contains(&needle) {
+            fail!(
+                "{text:?} reached the upstream:\n{}",
+                masked(world, &received.to_lowercase())
+            );
+        }
+    }
+    if client_credential_seen {
+        return Err(client_credential_not_judged(world, "the bytes it received").into());
+    }
+    Ok(())
+}
+
+/// TC-REQ-021: the credential the client showed the gateway is the
+/// gateway's own, and goes nowhere near the API, in any case of its
+/// letters. The failure shows what the upstream received, the credential
+/// masked.
+#[then("no byte that reached the upstream contains the client credential")]
+async fn wire_lacks_client_credential(world: &mut GatewayWorld) -> StepResult {
+    let auth = shown_client_credential(world)?.clone();
+    for bytes in world.upstream().wire_bytes() {
+        let received = String::from_utf8_lossy(&bytes);
+        if auth.is_in(&received) {
+            fail!(
+                "the client credential ({}), which the client showed the gateway in its {} \
+                 header, reached the upstream: a gateway's own clients' credential is never \
+                 passed on to the API. The upstream received:\n{}",
+                client_auth::SHOWN_AS,
+                auth.header().0,
+                auth.masked(&received)
+            );
         }
     }
     Ok(())
+}
+
+/// The call's request reached the upstream, so that what it carried can be
+/// judged; a gateway that sent nothing breaks the rule named, whose own
+/// scenarios judge that, and leaves this one not judged.
+#[then(regex = r"^the call reached the upstream, which (TC-[A-Z]+-\d+) requires$")]
+async fn call_reached(world: &mut GatewayWorld, rule: String) -> StepResult {
+    if world.upstream().requests().is_empty() {
+        let answer = result(world)
+            .map(|(_, text)| masked(world, text))
+            .unwrap_or_default();
+        return Err(world
+            .not_judged(
+                &rule,
+                format!("the call sent no request upstream, so nothing it carried can be seen (it answered: {answer})"),
+            )
+            .into());
+    }
+    Ok(())
+}
+
+/// A document whose security schemes depend on where the run's client
+/// shows its credential (`--client-auth`): `{{scheme_in_the_client_credential_place}}`
+/// puts the API's credential in that same header, `{{scheme_elsewhere}}`
+/// in another one.
+#[given("the OpenAPI document, written for where the client shows its credential:")]
+async fn document_for_client_credential(world: &mut GatewayWorld, step: &Step) -> StepResult {
+    let auth = shown_client_credential(world)?;
+    let text = doc_string(step)?
+        .replace(
+            "{{scheme_in_the_client_credential_place}}",
+            &auth.scheme_in_its_place(),
+        )
+        .replace("{{scheme_elsewhere}}", &auth.scheme_elsewhere());
+    world.set_document(&text).await?;
+    Ok(())
+}
+
+/// The client credential the run shows the gateway; a step that needs one
+/// in a run without `--client-auth` (its scenario not tagged for it) fails.
+fn shown_client_credential(world: &GatewayWorld) -> anyhow::Result<&ClientAuth> {
+    world.client_auth().with_context(|| {
+        format!(
+            "this step needs a client credential, and {} (tag the scenario @{} to have it not run)",
+            client_auth::not_run_reason(true),
+            client_auth::TAG
+        )
+    })
+}
+
+/// The client credential, where a step that finds it upstream leaves the
+/// verdict to its own rule: in a run with `--client-auth`, in a scenario
+/// of another rule.
+fn deferring(world: &GatewayWorld) -> Option<&ClientAuth> {
+    world
+        .client_auth()
+        .filter(|_| !world.judges(client_auth::RULE))
+}
+
+/// `text` with the client credential masked, where the run has one.
+fn masked(world: &GatewayWorld, text: &str) -> String {
+    match world.client_auth() {
+        Some(auth) => auth.masked(text),
+        None => text.to_owned(),
+    }
 }
 
 #[then(expr = "the request's query parameter {string} is {string}")]

@@ -27,6 +27,7 @@ use crate::{
     client::{
         EndpointRefused, Era, HandshakeTimedOut, HandshakeUnanswered, McpClient, CONNECT_TIMEOUT,
     },
+    client_auth::{ClientAuth, Shown},
     folder::ScenarioDir,
     health::{Health, Refusal},
     launch::{Gateway, Invocation, Launch, Launcher, StartFailure, Transport},
@@ -401,6 +402,30 @@ impl Lifecycle {
             self.raw = Some(RawHttp::new(url, auth));
         }
         self.raw.as_mut().context("no HTTP client")
+    }
+
+    /// A hand-driven HTTP client of its own, in place of the scenario's
+    /// one: no session, and showing `shown` of the client credential.
+    pub(super) async fn another_raw_http(
+        &mut self,
+        shown: Shown,
+        base_url: &str,
+        notes: &mut Notes,
+    ) -> anyhow::Result<&mut RawHttp> {
+        let url = self.mcp_url(base_url, notes).await?;
+        let mut raw = RawHttp::new(url, self.client_auth().cloned());
+        raw.show(shown);
+        Ok(self.raw.insert(raw))
+    }
+
+    /// The credential the gateway wants of its clients (`--client-auth`),
+    /// if the run gives one.
+    pub(super) fn client_auth(&self) -> Option<&ClientAuth> {
+        self.launcher
+            .as_ref()?
+            .target
+            .template(Transport::Http)?
+            .client_auth()
     }
 
     /// The gateway's MCP endpoint, launching it if needed. HTTP only.
