@@ -6,6 +6,10 @@ Feature: Delivery
 
   The slow scenarios, tagged @slow, take about 15 seconds each; they run
   alongside the others, and `--tags 'not @slow'` leaves them out of a quick run.
+  The cut-off is timed where the gateway's own deadline shows: from the
+  request's arrival at the upstream to the gateway closing that connection.
+  A timing that the machine running the check explains (its own timers
+  fired as late as the timing missed by) is not judged, never failed.
 
   @TC-SEND-001
   Scenario Outline: A <status> answer is not retried: exactly one request
@@ -133,7 +137,7 @@ Feature: Delivery
     And the upstream answers GET "/pets" with status 200 and the "text/plain" body "slow but in time"
     And the upstream holds its answer on "/pets" back for 10 seconds
     When the client calls "listPets" with {}
-    Then the call succeeds with a text containing "slow but in time"
+    Then the answer came in time, with a text containing "slow but in time"
 
   @TC-SEND-005 @slow
   Scenario: A body that keeps trickling past 15 seconds is cut off
@@ -167,7 +171,7 @@ Feature: Delivery
       """
     And the upstream answers "/pets" at once, then sends "tock " 11 times, one a second
     When the client calls "listPets" with {}
-    Then the call succeeds with a text containing "tock " repeated 10 times followed by "tock"
+    Then the answer came in time, with a text containing "tock " repeated 10 times followed by "tock"
 
   @TC-SEND-006
   Scenario: A refused connection comes back as an error that says so

@@ -28,7 +28,7 @@ use tokio::{
 
 use crate::{
     client_auth::{ClientAuth, CLIENT_CREDENTIAL_ENV},
-    leftovers,
+    lag, leftovers,
 };
 
 /// The environment variable that carries the stored credential to the gateway.
@@ -43,6 +43,10 @@ pub const CREDENTIAL_IN_ENV: &str = "HOSTED_MCP_CREDENTIAL_IN";
 /// (HTTP) or to answer the handshake (stdio), or to exit when it refuses its
 /// document. Changed with `--start-timeout`.
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How far a start-up window stretches, in all, for the time a gateway's
+/// processes wait for a CPU on a busy machine.
+const START_STRETCH: u32 = 6;
 
 /// Stderr kept per gateway; enough for any start-up error, bounded against a
 /// gateway that logs without end.
@@ -642,8 +646,13 @@ impl Gateway {
         Ok(gateway)
     }
 
+    /// Waits for the gateway to take connections on `port`, for `within` of
+    /// the time it could run: time its processes spent waiting for a CPU on
+    /// a busy machine does not count against it (see [`lag::GroupWait`]),
+    /// up to [`START_STRETCH`] times the window in all.
     async fn wait_for_port(&mut self, port: u16, within: Duration) -> Result<(), StartFailure> {
-        let deadline = Instant::now() + within;
+        let launched = Instant::now();
+        let mut waited = self.group.map(lag::GroupWait::new);
         loop {
             if let Some(status) = self.child.try_wait().ok().flatten() {
                 return Err(self.exited_during_start_up(status).await);
@@ -651,10 +660,23 @@ impl Gateway {
             if TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
                 return Ok(());
             }
-            if Instant::now() >= deadline {
+            let elapsed = launched.elapsed();
+            let for_a_cpu = waited.as_mut().map_or(Duration::ZERO, |waited| {
+                waited.sample();
+                waited.total()
+            });
+            if elapsed.saturating_sub(for_a_cpu) >= within || elapsed >= within * START_STRETCH {
+                let busy = if for_a_cpu >= Duration::from_secs(1) {
+                    format!(
+                        ", {:.1} s of which it waited for a CPU (this machine is busy)",
+                        for_a_cpu.as_secs_f64()
+                    )
+                } else {
+                    String::new()
+                };
                 let reason = format!(
-                    "it did not accept TCP connections on 127.0.0.1:{port} within {} s of its launch (see --start-timeout)",
-                    within.as_secs_f64()
+                    "it did not accept TCP connections on 127.0.0.1:{port} within {:.1} s of its launch{busy} (see --start-timeout)",
+                    elapsed.as_secs_f64()
                 );
                 let mut failure = self.failure(reason, None).await;
                 failure.timed_out = true;

@@ -33,6 +33,8 @@
 //!   baseline before a run.
 //! - [`listing`]: the suite as a reader sees it (`list`, `show`), and the
 //!   check of a `--tags` expression against the tags it holds.
+//! - `lag`: how late this machine runs the harness's own timers, so that
+//!   a timing a busy machine explains is not judged rather than failed.
 //! - `leftovers` and `interrupt`: the gateways and temporary folders a
 //!   run must not leave behind, even when Ctrl-C or SIGTERM stops it.
 //! - [`run`]: ties them together for the `hosted-mcp-conformance` binary.
@@ -49,6 +51,7 @@ mod health;
 mod interrupt;
 mod json;
 pub mod kit;
+mod lag;
 pub mod launch;
 mod leftovers;
 pub mod listing;

@@ -97,6 +97,8 @@ pub struct Reports {
 pub async fn run(options: Options) -> anyhow::Result<u8> {
     // Before the first launch, so no signal ends the run with gateways up.
     let mut signals = Signals::install().context("cannot handle SIGINT and SIGTERM")?;
+    // Timing scenarios ask how late this machine ran meanwhile.
+    crate::lag::start();
     let clock = std::time::Instant::now();
     let (features, embedded) = match options.features {
         Some(folder) => (folder, false),

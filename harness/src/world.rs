@@ -194,6 +194,12 @@ impl GatewayWorld {
         self.verdict.not_judged(judged_by, why)
     }
 
+    /// Ends the step without a verdict: the machine running the check was
+    /// too busy to time what the scenario judges (see [`crate::lag`]).
+    pub fn too_busy(&mut self, why: impl fmt::Display) -> anyhow::Error {
+        self.verdict.too_busy(why)
+    }
+
     /// Passes `found` on, unless it failed on a schema no validator can use
     /// as published: see [`Verdict::unless_unusable`].
     pub fn unless_unusable<T>(&mut self, found: anyhow::Result<T>) -> anyhow::Result<T> {
@@ -503,6 +509,11 @@ impl GatewayWorld {
     /// How long the latest tool call took (calls over the scenario's session).
     pub fn last_call_took(&self) -> anyhow::Result<Duration> {
         self.calls.last_call_took()
+    }
+
+    /// When the latest tool call was sent, and when its answer came.
+    pub fn last_call_span(&self) -> anyhow::Result<(std::time::Instant, std::time::Instant)> {
+        self.calls.last_call_span()
     }
 }
 

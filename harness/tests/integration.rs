@@ -23,4 +23,5 @@ mod live_marks;
 mod peers;
 mod release;
 mod reproduce;
+mod timing;
 mod verdicts;

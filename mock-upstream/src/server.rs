@@ -56,12 +56,13 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>, stubs: SocketAddr) -> io:
     let handle = Arc::new(socket.try_clone()?);
     let stream = TcpStream::from_std(socket)?;
 
-    let (connection, received, closed) = shared.new_connection();
+    let accepted = shared.new_connection();
+    let connection = accepted.place;
     let stream = WireTap {
         inner: stream,
-        received,
+        received: accepted.received,
     };
-    let watcher = tokio::spawn(note_close(Arc::clone(&handle), closed));
+    let watcher = tokio::spawn(note_close(Arc::clone(&handle), accepted.closed));
 
     let service = hyper::service::service_fn(move |request| {
         answer(

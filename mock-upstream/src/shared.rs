@@ -34,6 +34,14 @@ pub(crate) struct Connection {
     pub(crate) closed: Arc<Mutex<Option<Instant>>>,
 }
 
+/// A connection just accepted: its place among the connections, a buffer
+/// for its bytes, and where its closing time goes.
+pub(crate) struct NewConnection {
+    pub(crate) place: usize,
+    pub(crate) received: Arc<Mutex<Vec<u8>>>,
+    pub(crate) closed: Arc<Mutex<Option<Instant>>>,
+}
+
 /// When a request arrived, and the connection (its place among the
 /// connections) it came on.
 #[derive(Clone, Copy)]
@@ -67,9 +75,8 @@ impl Shared {
         self.arrivals.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// A newly accepted connection: its place, a buffer for its bytes, and
-    /// where its closing time goes.
-    pub(crate) fn new_connection(&self) -> (usize, Arc<Mutex<Vec<u8>>>, Arc<Mutex<Option<Instant>>>) {
+    /// A newly accepted connection.
+    pub(crate) fn new_connection(&self) -> NewConnection {
         let received = Arc::default();
         let closed = Arc::default();
         let mut connections = self.connections();
@@ -78,7 +85,11 @@ impl Shared {
             before_reset: false,
             closed: Arc::clone(&closed),
         });
-        (connections.len() - 1, received, closed)
+        NewConnection {
+            place: connections.len() - 1,
+            received,
+            closed,
+        }
     }
 
     pub(crate) fn connections(&self) -> MutexGuard<'_, Vec<Connection>> {

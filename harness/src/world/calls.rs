@@ -4,7 +4,7 @@
 
 use std::{
     collections::{BTreeSet, HashMap},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use anyhow::Context as _;
@@ -36,6 +36,8 @@ pub(super) struct Calls {
     last_taken: serde_json::Map<String, Value>,
     /// How long the latest tool call took, from sending it to its answer.
     last_call_took: Option<Duration>,
+    /// When its answer came.
+    last_call_ended: Option<Instant>,
     /// Every error code the scenario's calls carried (see [`CallOutcome::codes`]).
     codes_seen: BTreeSet<String>,
     /// Each tool call the scenario made and what came back, in order.
@@ -54,6 +56,7 @@ impl Calls {
             last_moved: Vec::new(),
             last_taken: serde_json::Map::new(),
             last_call_took: None,
+            last_call_ended: None,
             codes_seen: BTreeSet::new(),
             made: Vec::new(),
             unanswered: false,
@@ -177,6 +180,7 @@ impl Calls {
     /// Keeps how long the latest call over the scenario's session took.
     pub(super) fn took(&mut self, took: Duration) {
         self.last_call_took = Some(took);
+        self.last_call_ended = Some(Instant::now());
     }
 
     /// Keeps a call and its answer (or why none came) for the report; the
@@ -225,6 +229,15 @@ impl Calls {
     pub(super) fn last_call_took(&self) -> anyhow::Result<Duration> {
         self.last_call_took
             .context("no tool has been called in this scenario")
+    }
+
+    /// When the latest tool call was sent, and when its answer came.
+    pub(super) fn last_call_span(&self) -> anyhow::Result<(Instant, Instant)> {
+        let took = self.last_call_took()?;
+        let ended = self
+            .last_call_ended
+            .context("no tool has been called in this scenario")?;
+        Ok((ended - took, ended))
     }
 
     /// The outcome of the latest tool call.

@@ -83,6 +83,15 @@ impl Verdict {
         anyhow!(unseen)
     }
 
+    /// Records that the scenario cannot time what it judges: the machine
+    /// running the check was too busy, as `why` says. The error the step
+    /// returns.
+    pub(super) fn too_busy(&mut self, why: impl fmt::Display) -> anyhow::Error {
+        let unseen = format!("not judged: {why}");
+        self.unseen = Some(unseen.clone());
+        anyhow!(unseen)
+    }
+
     /// Passes `found` on, unless it failed on a schema no validator can use
     /// as published ([`UnusableSchema`]): that breaks the rule that input
     /// schemas are self-contained, whose own scenarios judge it; in any

@@ -1,0 +1,293 @@
+//! How late this machine runs the harness's own timers, so that a verdict
+//! that depends on a clock is never made on a machine too busy to keep
+//! time.
+//!
+//! A thread of its own sleeps a tenth of a second at a time and notes how
+//! much later than asked it woke. On a quiet machine that is well under a
+//! millisecond; on a CI runner shared with builds it can be seconds, and
+//! the gateway under test is held up as much. A scenario that times the
+//! gateway asks for the worst lateness over its measurement: when that
+//! explains a miss, the scenario is not judged, and says so, rather than
+//! failed. The thread starts on first use and lives as long as the process.
+
+use std::collections::VecDeque;
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How long the probe sleeps between looks at the clock.
+pub const TICK: Duration = Duration::from_millis(100);
+
+/// How long lateness is remembered: longer than any timed scenario.
+const MEMORY: Duration = Duration::from_secs(600);
+
+/// Lateness below this is noise, and not kept.
+const NOISE: Duration = Duration::from_millis(5);
+
+/// Each late wake-up: when it woke, and how late.
+static LATE: OnceLock<Mutex<VecDeque<(Instant, Duration)>>> = OnceLock::new();
+
+/// The machine's CPU pressure (Linux PSI: the time some task waited for a
+/// CPU, in all, in microseconds) at each tick, where the kernel gives it.
+static PRESSURE: Mutex<VecDeque<(Instant, u64)>> = Mutex::new(VecDeque::new());
+
+/// Starts the probe, once per process.
+pub fn start() {
+    LATE.get_or_init(|| {
+        std::thread::Builder::new()
+            .name("lag-probe".into())
+            .spawn(probe)
+            .expect("the lag probe's thread starts");
+        Mutex::new(VecDeque::new())
+    });
+}
+
+fn probe() {
+    loop {
+        let planned = Instant::now() + TICK;
+        std::thread::sleep(TICK);
+        let woke = Instant::now();
+        if let Some(stalled) = cpu_pressure() {
+            let mut pressure = PRESSURE.lock().unwrap_or_else(PoisonError::into_inner);
+            while pressure
+                .front()
+                .is_some_and(|(at, _)| woke.duration_since(*at) > MEMORY)
+            {
+                pressure.pop_front();
+            }
+            pressure.push_back((woke, stalled));
+        }
+        let late = woke.saturating_duration_since(planned);
+        if late < NOISE {
+            continue;
+        }
+        let Some(log) = LATE.get() else { continue };
+        let mut log = log.lock().unwrap_or_else(PoisonError::into_inner);
+        while log
+            .front()
+            .is_some_and(|(at, _)| woke.duration_since(*at) > MEMORY)
+        {
+            log.pop_front();
+        }
+        log.push_back((woke, late));
+    }
+}
+
+/// The latest the probe woke, beyond its tick, between `from` and `to`:
+/// how much this machine held up a timer meanwhile. Zero before the probe
+/// started.
+pub fn worst_between(from: Instant, to: Instant) -> Duration {
+    let Some(log) = LATE.get() else {
+        return Duration::ZERO;
+    };
+    let log = log.lock().unwrap_or_else(PoisonError::into_inner);
+    worst_in(log.iter().copied(), from, to)
+}
+
+/// The worst of `late` wake-ups whose span (the tick they slept and the
+/// lateness after it) meets `from..=to`.
+fn worst_in(
+    late: impl Iterator<Item = (Instant, Duration)>,
+    from: Instant,
+    to: Instant,
+) -> Duration {
+    late.filter(|(woke, late)| {
+        *woke >= from
+            && woke
+                .checked_sub(*late + TICK)
+                .is_none_or(|slept| slept <= to)
+    })
+    .map(|(_, late)| late)
+    .max()
+    .unwrap_or_default()
+}
+
+/// How long, in all, some task of this machine waited for a CPU between
+/// `from` and `to` (Linux's pressure stall information); zero where the
+/// kernel does not say.
+pub fn stalled_between(from: Instant, to: Instant) -> Duration {
+    let pressure = PRESSURE.lock().unwrap_or_else(PoisonError::into_inner);
+    stalled_in(pressure.iter().copied(), from, to)
+}
+
+/// The growth of the pressure total from the last sample at or before
+/// `from` (or the first after it) to the last at or before `to`.
+fn stalled_in(
+    samples: impl Iterator<Item = (Instant, u64)> + Clone,
+    from: Instant,
+    to: Instant,
+) -> Duration {
+    let start = samples
+        .clone()
+        .filter(|(at, _)| *at <= from)
+        .last()
+        .or_else(|| samples.clone().find(|(at, _)| *at > from));
+    let end = samples.filter(|(at, _)| *at <= to).last();
+    match (start, end) {
+        (Some((_, first)), Some((_, last))) => Duration::from_micros(last.saturating_sub(first)),
+        _ => Duration::ZERO,
+    }
+}
+
+/// The `some` total of `/proc/pressure/cpu`, in microseconds.
+fn cpu_pressure() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/pressure/cpu").ok()?;
+    let some = text.lines().find(|line| line.starts_with("some "))?;
+    some.split_whitespace()
+        .find_map(|field| field.strip_prefix("total="))?
+        .parse()
+        .ok()
+}
+
+/// Why a timing missed by `missed_by` proves nothing, when the machine
+/// held up the harness's own timer, or made tasks wait for a CPU, at
+/// least as long meanwhile; `None` when it did not, and the miss is the
+/// gateway's.
+pub fn explains(missed_by: Duration, from: Instant, to: Instant) -> Option<String> {
+    let lag = worst_between(from, to);
+    let stalled = stalled_between(from, to);
+    if lag.max(stalled) < missed_by {
+        return None;
+    }
+    Some(format!(
+        "this machine was too busy to time it (meanwhile a {:.1} s timer of the harness fired \
+         {:.1} s late, and tasks waited {:.1} s in all for a CPU, against the {:.1} s the \
+         timing missed by); run it again on a quieter machine, alone with --scenario",
+        TICK.as_secs_f64(),
+        lag.as_secs_f64(),
+        stalled.as_secs_f64(),
+        missed_by.as_secs_f64()
+    ))
+}
+
+/// How long the processes of one process group (a launched gateway and
+/// whatever it started) waited for a CPU while they could run, as the
+/// kernel counts it (`/proc/<pid>/task/<tid>/schedstat`, its second
+/// field). Sampled while a start-up window runs, so that a process that
+/// has ended still counts with its last figure.
+pub struct GroupWait {
+    group: i32,
+    /// Nanoseconds waited, by thread.
+    seen: std::collections::HashMap<u32, u64>,
+}
+
+impl GroupWait {
+    pub fn new(group: i32) -> GroupWait {
+        GroupWait {
+            group,
+            seen: std::collections::HashMap::new(),
+        }
+    }
+
+    /// Looks at every thread of the group now.
+    pub fn sample(&mut self) {
+        let Ok(processes) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for process in processes.flatten() {
+            let Some(pid) = process
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if process_group(pid) != Some(self.group) {
+                continue;
+            }
+            let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+                continue;
+            };
+            for thread in threads.flatten() {
+                let Some(tid) = thread
+                    .file_name()
+                    .to_str()
+                    .and_then(|n| n.parse::<u32>().ok())
+                else {
+                    continue;
+                };
+                let waited = std::fs::read_to_string(thread.path().join("schedstat"))
+                    .ok()
+                    .and_then(|text| text.split_whitespace().nth(1)?.parse::<u64>().ok());
+                if let Some(waited) = waited {
+                    self.seen.insert(tid, waited);
+                }
+            }
+        }
+    }
+
+    /// What the group has waited for a CPU, in all, by the last sample.
+    pub fn total(&self) -> Duration {
+        Duration::from_nanos(self.seen.values().sum())
+    }
+}
+
+/// The process group of `pid`, from `/proc/<pid>/stat` (its fifth field,
+/// counted after the command's closing parenthesis).
+fn process_group(pid: u32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(2)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lateness_counts_where_its_span_meets_the_measurement() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let ms = Duration::from_millis;
+        let late = [
+            (at(1_000), ms(20)),
+            (at(5_000), ms(2_500)),
+            (at(9_000), ms(300)),
+        ];
+        // Before 5 s the big stall has not ended; it began at 2.4 s.
+        assert_eq!(worst_in(late.into_iter(), at(0), at(2_000)), ms(20));
+        assert_eq!(worst_in(late.into_iter(), at(3_000), at(4_000)), ms(2_500));
+        assert_eq!(worst_in(late.into_iter(), at(6_000), at(10_000)), ms(300));
+        assert_eq!(worst_in(late.into_iter(), at(9_500), at(10_000)), ms(0));
+    }
+
+    #[test]
+    fn pressure_counts_what_grew_over_the_measurement() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let samples = [
+            (at(0), 1_000),
+            (at(100), 1_000),
+            (at(200), 91_000),
+            (at(300), 291_000),
+        ];
+        let stalled = |from, to| stalled_in(samples.into_iter(), at(from), at(to));
+        assert_eq!(stalled(0, 100), Duration::ZERO);
+        assert_eq!(stalled(100, 300), Duration::from_millis(290));
+        assert_eq!(stalled(150, 250), Duration::from_millis(90));
+        assert_eq!(stalled(400, 500), Duration::ZERO);
+    }
+
+    #[test]
+    fn a_group_is_found_and_its_waiting_read() {
+        let own = process_group(std::process::id()).expect("this process has a group");
+        let mut wait = GroupWait::new(own);
+        wait.sample();
+        assert!(!wait.seen.is_empty(), "this process's threads are seen");
+        let before = wait.total();
+        wait.sample();
+        assert!(wait.total() >= before, "waiting only grows");
+        assert_eq!(process_group(u32::MAX), None);
+    }
+
+    #[test]
+    fn a_miss_is_explained_only_by_as_much_lateness() {
+        start();
+        let now = Instant::now();
+        assert!(explains(Duration::from_secs(30), now, now).is_none());
+        let said = explains(Duration::ZERO, now, now).expect("no miss is always explained");
+        assert!(
+            said.contains("too busy") && said.contains("--scenario"),
+            "{said}"
+        );
+    }
+}
