@@ -91,6 +91,35 @@ Feature: Masking the credential
       | 403    |
       | 500    |
 
+  @TC-MASK-002
+  Scenario Outline: The credential in a header, echoed in an error body, reads [credential]: <scheme>
+    The same rule judged where the credential goes in a header: a gateway
+    that cannot put one in the query is judged here too.
+
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: <scheme>
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 401 and the "text/plain" body "key {{credential}} is not valid"
+    When the client calls "whoami" with {}
+    Then the result does not show the credential
+    And where the result shows " is not valid", it reads "key [credential] is not valid"
+
+    Examples:
+      | scheme                                      |
+      | {type: apiKey, in: header, name: X-Api-Key} |
+      | {type: http, scheme: bearer}                |
+
   @TC-MASK-003
   Scenario: The credential in a redirect's Location reads [credential]
     Given the OpenAPI document:
