@@ -143,6 +143,38 @@ Feature: Masking the credential
     And the result shows "&next=%2Fwhoami", which TC-ANS-007 requires
     And where the result shows "&next=%2Fwhoami", it reads "{{base_url}}/login?api_key=[credential]&next=%2Fwhoami"
 
+  @TC-MASK-003
+  Scenario Outline: The credential of a header, in a redirect's Location, reads [credential]: <scheme>
+    An API that puts the credential it was sent into the Location it
+    answers with: the same rule, judged where the credential goes in a
+    header.
+
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: <scheme>
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers GET "/whoami" with status 302 and the "Location" header "{{base_url}}/login?token={{credential}}&next=%2Fwhoami"
+    When the client calls "whoami" with {}
+    Then the result does not show the credential
+    And the redirect was not followed, which TC-SEND-003 requires
+    And the result shows "&next=%2Fwhoami", which TC-ANS-007 requires
+    And where the result shows "&next=%2Fwhoami", it reads "{{base_url}}/login?token=[credential]&next=%2Fwhoami"
+
+    Examples:
+      | scheme                                      |
+      | {type: apiKey, in: header, name: X-Api-Key} |
+      | {type: http, scheme: bearer}                |
+
   @TC-MASK-004
   Scenario Outline: The credential split across two chunks is still masked (<content type>)
     Given the OpenAPI document:
