@@ -16,8 +16,8 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::support::authorization::{AuthorizationServer, READ_ONLY_CLIENT, READ_WRITE_CLIENT};
 use crate::support::{
-    fixture, free_port, http_client, node_client, python, run_checked, serve_http, start_listening,
-    terminate, Listening, GATEWAY,
+    call_at, fixture, free_port, http_client, node_client, post_2026, python, run_checked, scratch,
+    serve_http, start_listening, terminate, wait_for_log, Answer, Listening, GATEWAY,
 };
 
 /// The stored credential, which the API must get and the agents never see.
@@ -38,61 +38,6 @@ async fn upstream(delay: Duration) -> MockServer {
     upstream
 }
 
-/// What one POST to the MCP endpoint got back.
-struct Answer {
-    status: u16,
-    challenge: String,
-    retry_after: Option<String>,
-    body: String,
-}
-
-/// A 2026-07-28 request (no session), with `headers` and at `url`.
-async fn post(url: &str, headers: &[(&str, String)], method: &str, params: Value) -> Answer {
-    let mut params = params;
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "agents-test", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {},
-    });
-    let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let mut request = http_client()
-        .build()
-        .expect("a client")
-        .post(url)
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", method)
-        .json(&message);
-    for (name, value) in headers {
-        request = request.header(*name, value);
-    }
-    let response = request.send().await.expect("the gateway answers");
-    let header = |name: &str| {
-        response
-            .headers()
-            .get(name)
-            .map(|v| v.to_str().expect("ASCII").to_owned())
-    };
-    Answer {
-        status: response.status().as_u16(),
-        challenge: header("www-authenticate").unwrap_or_default(),
-        retry_after: header("retry-after"),
-        body: response.text().await.expect("a body"),
-    }
-}
-
-async fn call(url: &str, headers: &[(&str, String)], tool: &str, arguments: Value) -> Answer {
-    let mut headers = headers.to_vec();
-    headers.push(("Mcp-Name", tool.to_owned()));
-    post(
-        url,
-        &headers,
-        "tools/call",
-        json!({"name": tool, "arguments": arguments}),
-    )
-    .await
-}
-
 fn bearer(token: &str) -> Vec<(&'static str, String)> {
     vec![("Authorization", format!("Bearer {token}"))]
 }
@@ -106,19 +51,6 @@ fn names(answer: &Answer) -> Vec<String> {
         .iter()
         .map(|tool| tool["name"].as_str().unwrap_or_default().to_owned())
         .collect()
-}
-
-/// Waits until the gateway's log has `count` lines holding `text`.
-fn wait_for_log(gateway: &Listening, text: &str, count: usize) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while gateway.stderr_so_far().matches(text).count() < count {
-        assert!(
-            Instant::now() < deadline,
-            "no {count} `{text}` in the log:\n{}",
-            gateway.stderr_so_far()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// A keys file holding the lines `agent-key --stdin` makes for `keys`.
@@ -146,14 +78,6 @@ fn write_keys(file: &Path, keys: &[(&str, &str)]) {
     std::fs::write(file, lines.join("\n") + "\n").expect("the keys file is written");
 }
 
-fn scratch(name: &str) -> std::path::PathBuf {
-    let folder = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("agents-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    std::fs::create_dir_all(&folder).expect("a scratch folder");
-    folder
-}
-
 /// Asserts that the upstream got nothing, or only requests without any of
 /// `secrets` in them, and with the stored credential as its own.
 async fn assert_upstream_saw(upstream: &MockServer, requests: usize, secrets: &[&str]) {
@@ -178,7 +102,7 @@ async fn assert_upstream_saw(upstream: &MockServer, requests: usize, secrets: &[
 
 #[tokio::test(flavor = "multi_thread")]
 async fn keys_let_in_their_agents_alone_and_a_sighup_adds_and_revokes_them() {
-    let folder = scratch("keys");
+    let folder = scratch("agents-keys");
     let keys = folder.join("agents.keys");
     write_keys(
         &keys,
@@ -196,7 +120,7 @@ async fn keys_let_in_their_agents_alone_and_a_sighup_adds_and_revokes_them() {
     let url = format!("http://127.0.0.1:{}/mcp", gateway.port);
     let show = json!({"petId": "p1"});
 
-    let none = call(&url, &[], "showPetById", show.clone()).await;
+    let none = call_at(&url, &[], "showPetById", show.clone()).await;
     assert_eq!(none.status, 401, "{}", none.body);
     assert!(none.challenge.starts_with("Bearer "), "{}", none.challenge);
     assert!(
@@ -204,7 +128,7 @@ async fn keys_let_in_their_agents_alone_and_a_sighup_adds_and_revokes_them() {
         "{}",
         none.body
     );
-    let wrong = call(
+    let wrong = call_at(
         &url,
         &bearer("key-mallory-000"),
         "showPetById",
@@ -220,7 +144,7 @@ async fn keys_let_in_their_agents_alone_and_a_sighup_adds_and_revokes_them() {
     assert!(wrong.body.starts_with("[AGENT_REFUSED]"), "{}", wrong.body);
     assert_upstream_saw(&api, 0, &[]).await;
 
-    let alice = call(
+    let alice = call_at(
         &url,
         &bearer("key-alice-5d2e8a"),
         "showPetById",
@@ -235,7 +159,7 @@ async fn keys_let_in_their_agents_alone_and_a_sighup_adds_and_revokes_them() {
     let in_flight = tokio::spawn({
         let url = url.clone();
         let show = show.clone();
-        async move { call(&url, &bearer("key-bob-91c0ff"), "showPetById", show).await }
+        async move { call_at(&url, &bearer("key-bob-91c0ff"), "showPetById", show).await }
     });
     tokio::time::sleep(Duration::from_millis(300)).await;
     write_keys(
@@ -252,13 +176,13 @@ async fn keys_let_in_their_agents_alone_and_a_sighup_adds_and_revokes_them() {
     assert!(bob.body.contains("\\\"ok\\\": true"), "{}", bob.body);
 
     assert_eq!(
-        call(&url, &bearer("key-bob-91c0ff"), "showPetById", show.clone())
+        call_at(&url, &bearer("key-bob-91c0ff"), "showPetById", show.clone())
             .await
             .status,
         401
     );
     assert_eq!(
-        call(
+        call_at(
             &url,
             &bearer("key-carol-7a7a7a"),
             "showPetById",
@@ -287,7 +211,7 @@ async fn keys_let_in_their_agents_alone_and_a_sighup_adds_and_revokes_them() {
         "names the line"
     );
     assert_eq!(
-        call(&url, &bearer("key-carol-7a7a7a"), "showPetById", show)
+        call_at(&url, &bearer("key-carol-7a7a7a"), "showPetById", show)
             .await
             .status,
         200
@@ -302,7 +226,7 @@ async fn keys_let_in_their_agents_alone_and_a_sighup_adds_and_revokes_them() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_key_in_a_header_of_the_operators_naming_is_taken_there_alone() {
-    let folder = scratch("header-keys");
+    let folder = scratch("agents-header-keys");
     let keys = folder.join("agents.keys");
     write_keys(&keys, &[("key-dave-c0ffee", "dave")]);
     let api = upstream(Duration::ZERO).await;
@@ -317,7 +241,7 @@ async fn a_key_in_a_header_of_the_operators_naming_is_taken_there_alone() {
     });
     let url = format!("http://127.0.0.1:{}/mcp", gateway.port);
     let show = json!({"petId": "p1"});
-    let in_bearer = call(
+    let in_bearer = call_at(
         &url,
         &bearer("key-dave-c0ffee"),
         "showPetById",
@@ -332,7 +256,10 @@ async fn a_key_in_a_header_of_the_operators_naming_is_taken_there_alone() {
     );
     assert!(in_bearer.challenge.contains("header=\"X-Agent-Key\""));
     let header = vec![("X-Agent-Key", "key-dave-c0ffee".to_owned())];
-    assert_eq!(call(&url, &header, "showPetById", show).await.status, 200);
+    assert_eq!(
+        call_at(&url, &header, "showPetById", show).await.status,
+        200
+    );
     assert_upstream_saw(&api, 1, &["key-dave-c0ffee"]).await;
 }
 
@@ -370,8 +297,11 @@ async fn the_official_typescript_client_completes_mcp_authorization_against_oidc
     let issuer = format!("http://127.0.0.1:{port}");
     let gateway = oauth_gateway(&api, &issuer, 10);
     let (resource, other) = resources(&gateway);
-    let _server =
-        AuthorizationServer::start_on(port, &scratch("ts-client"), &[resource.clone(), other]);
+    let _server = AuthorizationServer::start_on(
+        port,
+        &scratch("agents-ts-client"),
+        &[resource.clone(), other],
+    );
 
     // The metadata names the resource, the server and the scopes.
     let metadata: Value = http_client()
@@ -454,7 +384,7 @@ async fn the_official_python_client_calls_with_a_token_it_was_given() {
     let gateway = oauth_gateway(&api, &format!("http://127.0.0.1:{port}"), 10);
     let (resource, other) = resources(&gateway);
     let server =
-        AuthorizationServer::start_on(port, &scratch("python"), &[resource.clone(), other]);
+        AuthorizationServer::start_on(port, &scratch("agents-python"), &[resource.clone(), other]);
     let token = server
         .token(READ_WRITE_CLIENT, "mcp:read mcp:write", &resource)
         .await;
@@ -475,11 +405,14 @@ async fn every_bad_token_is_refused_with_its_status_and_nothing_is_sent() {
     let port = free_port();
     let gateway = oauth_gateway(&api, &format!("http://127.0.0.1:{port}"), 1);
     let (resource, other) = resources(&gateway);
-    let server =
-        AuthorizationServer::start_on(port, &scratch("bad"), &[resource.clone(), other.clone()]);
+    let server = AuthorizationServer::start_on(
+        port,
+        &scratch("agents-bad"),
+        &[resource.clone(), other.clone()],
+    );
     let list = |token: String| {
         let resource = resource.clone();
-        async move { post(&resource, &bearer(&token), "tools/list", json!({})).await }
+        async move { post_2026(&resource, &bearer(&token), "tools/list", json!({})).await }
     };
 
     // A good one first: the keys are fetched.
@@ -523,7 +456,7 @@ async fn every_bad_token_is_refused_with_its_status_and_nothing_is_sent() {
         );
         assert!(answer.challenge.contains("resource_metadata="), "{kind}");
         assert!(answer.body.contains(why), "{kind}: {}", answer.body);
-        let called = call(
+        let called = call_at(
             &resource,
             &bearer(token),
             "showPetById",
@@ -534,7 +467,7 @@ async fn every_bad_token_is_refused_with_its_status_and_nothing_is_sent() {
     }
 
     // A token in the query is refused, whatever it is.
-    let in_query = post(
+    let in_query = post_2026(
         &format!("{resource}?access_token={good}"),
         &[],
         "tools/list",
@@ -552,7 +485,7 @@ async fn every_bad_token_is_refused_with_its_status_and_nothing_is_sent() {
         names(&list(reader.clone()).await),
         ["listPets", "showPetById"]
     );
-    let refused = call(
+    let refused = call_at(
         &resource,
         &bearer(&reader),
         "createPet",
@@ -620,7 +553,7 @@ async fn every_bad_token_is_refused_with_its_status_and_nothing_is_sent() {
 async fn an_unreachable_authorization_server_fails_closed_and_is_taken_back() {
     let api = upstream(Duration::ZERO).await;
     let port = free_port();
-    let state = scratch("outage");
+    let state = scratch("agents-outage");
     let gateway = oauth_gateway(&api, &format!("http://127.0.0.1:{port}"), 1);
     let (resource, other) = resources(&gateway);
     let mut server =
@@ -631,7 +564,7 @@ async fn an_unreachable_authorization_server_fails_closed_and_is_taken_back() {
     server.stop();
 
     for _ in 0..3 {
-        let answer = post(&resource, &bearer(&token), "tools/list", json!({})).await;
+        let answer = post_2026(&resource, &bearer(&token), "tools/list", json!({})).await;
         assert_eq!(answer.status, 503, "{}", answer.body);
         assert_eq!(answer.retry_after.as_deref(), Some("1"));
         assert!(answer.body.starts_with("[AGENT_CHECK_UNAVAILABLE]"));
@@ -647,7 +580,7 @@ async fn an_unreachable_authorization_server_fails_closed_and_is_taken_back() {
 
     server = AuthorizationServer::start_on(port, &state, &[resource.clone(), other]);
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    let answer = post(&resource, &bearer(&token), "tools/list", json!({})).await;
+    let answer = post_2026(&resource, &bearer(&token), "tools/list", json!({})).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     wait_for_log(&gateway, "answers again", 1);
     assert_upstream_saw(&api, 0, &[]).await;

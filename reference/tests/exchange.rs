@@ -17,7 +17,7 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use crate::support::authorization::{AuthorizationServer, READ_WRITE_CLIENT};
 use crate::support::{
-    call_2026, free_port, http_client, result_text, start_listening, Listening, GATEWAY,
+    call_2026, free_port, http_client, result_text, scratch, start_listening, Listening, GATEWAY,
 };
 
 /// Echoes the Authorization header it got, and the client's secret: both
@@ -45,14 +45,6 @@ async fn upstream() -> MockServer {
         .mount(&upstream)
         .await;
     upstream
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let folder = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("exchange-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    std::fs::create_dir_all(&folder).expect("a folder");
-    folder
 }
 
 /// A document whose API takes tokens of the client-credentials flow at
@@ -118,7 +110,7 @@ async fn token_requests(server: &AuthorizationServer) -> u64 {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn one_token_serves_every_call_until_shortly_before_it_expires() {
-    let folder = scratch("kept");
+    let folder = scratch("exchange-kept");
     let port = free_port();
     let server = AuthorizationServer::start_with(
         port,
@@ -186,7 +178,7 @@ async fn one_token_serves_every_call_until_shortly_before_it_expires() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_token_endpoint_that_refuses_ends_the_call_with_nothing_sent() {
-    let folder = scratch("refused");
+    let folder = scratch("exchange-refused");
     let server = AuthorizationServer::start_on(
         free_port(),
         &folder.join("as"),
@@ -205,7 +197,7 @@ async fn a_token_endpoint_that_refuses_ends_the_call_with_nothing_sent() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_token_endpoint_that_never_answers_ends_the_call_at_its_deadline() {
-    let folder = scratch("silent");
+    let folder = scratch("exchange-silent");
     // Connections are taken by the kernel, and never answered.
     let silent = TcpListener::bind("127.0.0.1:0").expect("bound");
     let token_url = format!("http://{}/token", silent.local_addr().expect("an address"));

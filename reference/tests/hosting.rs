@@ -14,8 +14,8 @@ use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use crate::support::{
-    call_2026, fixture, http_client, result_text, run_checked, start_listening, terminate,
-    Listening, GATEWAY,
+    self, call_2026, fixture, http_client, result_text, run_checked, scratch, start_listening,
+    terminate, wait_for_log, Listening, GATEWAY,
 };
 
 /// Answers every request with its version and the path it was asked for,
@@ -42,14 +42,6 @@ async fn echoing(version: &'static str, also: &'static str) -> MockServer {
         .mount(&upstream)
         .await;
     upstream
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let folder = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("hosting-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&folder);
-    std::fs::create_dir_all(&folder).expect("a scratch folder");
-    folder
 }
 
 /// An API entry of a config file, serving the petstore fixture.
@@ -82,28 +74,8 @@ fn endpoint(gateway: &Listening, name: &str) -> String {
 
 /// One 2026-07-28 call to `url`: its HTTP status and its message.
 async fn call_at(url: &str, tool: &str, arguments: Value) -> (u16, String) {
-    let message = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "hosting-tests", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {},
-        }},
-    });
-    let response = http_client()
-        .build()
-        .expect("a client")
-        .post(url)
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", tool)
-        .json(&message)
-        .send()
-        .await
-        .expect("the gateway answers");
-    let status = response.status().as_u16();
-    (status, response.text().await.expect("a body"))
+    let answer = support::call_at(url, &[], tool, arguments).await;
+    (answer.status, answer.body)
 }
 
 /// Opens an `initialize`-era session at `url`: its id.
@@ -155,18 +127,6 @@ fn hang_up(gateway: &Listening) {
     assert!(sent.success());
 }
 
-fn wait_for_log(gateway: &Listening, text: &str, count: usize) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while gateway.stderr_so_far().matches(text).count() < count {
-        assert!(
-            Instant::now() < deadline,
-            "no {count} `{text}` in the log:\n{}",
-            gateway.stderr_so_far()
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 const ALPHA_KEY: &str = "alpha-credential-41d9e07b";
 const BETA_KEY: &str = "beta-credential-8c2f6a15";
 
@@ -176,7 +136,7 @@ async fn each_api_reaches_its_own_host_with_its_own_credential_and_masks_them_al
     // masked in every API's answers.
     let alpha = echoing("alpha", BETA_KEY).await;
     let beta = echoing("beta", ALPHA_KEY).await;
-    let folder = scratch("isolation");
+    let folder = scratch("hosting-isolation");
     let config = folder.join("gateway.yaml");
     std::fs::write(
         &config,
@@ -265,7 +225,7 @@ async fn each_api_reaches_its_own_host_with_its_own_credential_and_masks_them_al
 async fn a_key_of_one_api_is_refused_by_another() {
     let alpha = echoing("alpha", "").await;
     let beta = echoing("beta", "").await;
-    let folder = scratch("keys");
+    let folder = scratch("hosting-keys");
     let keys = |name: &str, key: &str| {
         let output = run_checked(
             Command::new(GATEWAY)
@@ -341,7 +301,7 @@ fn write(folder: &Path, name: &str, text: &str) -> PathBuf {
 
 #[test]
 fn an_api_whose_document_cannot_be_loaded_stops_the_whole_gateway_naming_both() {
-    let folder = scratch("broken");
+    let folder = scratch("hosting-broken");
     let config = write(
         &folder,
         "gateway.yaml",
@@ -383,7 +343,7 @@ fn an_api_whose_document_cannot_be_loaded_stops_the_whole_gateway_naming_both() 
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_one_api_config_and_the_flags_give_the_same_tools_and_calls() {
-    let folder = scratch("same");
+    let folder = scratch("hosting-same");
     let upstream = echoing("same", "").await;
     let config = write(
         &folder,
@@ -443,7 +403,7 @@ async fn a_one_api_config_and_the_flags_give_the_same_tools_and_calls() {
 
 #[test]
 fn over_stdio_a_config_serves_the_api_it_names() {
-    let folder = scratch("stdio");
+    let folder = scratch("hosting-stdio");
     let config = write(
         &folder,
         "gateway.yaml",
@@ -508,7 +468,7 @@ struct Observed {
 async fn a_reload_under_load_loses_no_call_and_answers_none_from_the_wrong_config() {
     let before = echoing("one", "").await;
     let after = echoing("two", "").await;
-    let folder = scratch("reload");
+    let folder = scratch("hosting-reload");
     let config = folder.join("gateway.yaml");
     let first = format!(
         "apis:\n{}{}",

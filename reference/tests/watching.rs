@@ -13,7 +13,8 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::support::{
-    fixture, free_port, http_client, start_listening, terminate, KillOnDrop, Listening, GATEWAY,
+    call_at, fixture, free_port, http_client, start_listening, terminate, KillOnDrop, Listening,
+    GATEWAY,
 };
 
 const PROMETHEUS: &str = "/usr/bin/prometheus";
@@ -37,27 +38,8 @@ async fn get(url: &str) -> (u16, String, String) {
 
 /// One 2026-07-28 tools/call at `url`, with `headers`: the HTTP status.
 async fn call(url: &str, tool: &str, arguments: Value, headers: &[(&str, &str)]) -> u16 {
-    let message = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "watching-tests", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {},
-        }},
-    });
-    let mut request = http_client()
-        .build()
-        .expect("a client")
-        .post(url)
-        .header("Accept", "application/json, text/event-stream")
-        .header("MCP-Protocol-Version", "2026-07-28")
-        .header("Mcp-Method", "tools/call")
-        .header("Mcp-Name", tool)
-        .json(&message);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    request.send().await.expect("answered").status().as_u16()
+    let headers: Vec<(&str, String)> = headers.iter().map(|(n, v)| (*n, (*v).to_owned())).collect();
+    call_at(url, &headers, tool, arguments).await.status
 }
 
 /// Prometheus scraping `target` every second, its data in `folder`.

@@ -202,6 +202,93 @@ pub async fn call_2026(
     serde_json::from_str(&text).unwrap_or_else(|_| panic!("not one JSON message: {text}"))
 }
 
+/// What one POST to an MCP endpoint got back.
+pub struct Answer {
+    pub status: u16,
+    /// The `WWW-Authenticate` header, or empty.
+    pub challenge: String,
+    pub retry_after: Option<String>,
+    pub body: String,
+}
+
+/// A 2026-07-28 request (no session) of `method` at `url`, with `headers`
+/// (a tools/call gets its `Mcp-Name` from `params`).
+pub async fn post_2026(
+    url: &str,
+    headers: &[(&str, String)],
+    method: &str,
+    params: serde_json::Value,
+) -> Answer {
+    let mut params = params;
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "reference-tests", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let message =
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut request = http_client()
+        .build()
+        .expect("a client")
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", method)
+        .json(&message);
+    if let Some(tool) = message["params"]["name"].as_str() {
+        request = request.header("Mcp-Name", tool);
+    }
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    let response = request.send().await.expect("the gateway answers");
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().expect("ASCII").to_owned())
+    };
+    Answer {
+        status: response.status().as_u16(),
+        challenge: header("www-authenticate").unwrap_or_default(),
+        retry_after: header("retry-after"),
+        body: response.text().await.expect("a body"),
+    }
+}
+
+/// A 2026-07-28 `tools/call` of `tool` at `url`, with `headers`.
+pub async fn call_at(
+    url: &str,
+    headers: &[(&str, String)],
+    tool: &str,
+    arguments: serde_json::Value,
+) -> Answer {
+    let params = serde_json::json!({"name": tool, "arguments": arguments});
+    post_2026(url, headers, "tools/call", params).await
+}
+
+/// Waits until the server's log has `count` lines holding `text`.
+pub fn wait_for_log(server: &Listening, text: &str, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while server.stderr_so_far().matches(text).count() < count {
+        assert!(
+            Instant::now() < deadline,
+            "no {count} `{text}` in the log:\n{}",
+            server.stderr_so_far()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// A folder of the test's own, empty, under the target's temporary folder.
+pub fn scratch(name: &str) -> PathBuf {
+    let folder =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).expect("a scratch folder");
+    folder
+}
+
 /// The text of a tool result message.
 pub fn result_text(message: &serde_json::Value) -> &str {
     message["result"]["content"][0]["text"]
