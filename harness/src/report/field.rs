@@ -1,8 +1,9 @@
 //! The field's pages (`hosted-mcp-conformance field`): the JSON reports of
 //! several gateways, each run with `--gateway-name`, as pages of the docs
 //! site. `field.md` holds the table, every gateway by section; each
-//! gateway's page (`field-NAME.md`) its failures by rule with their
-//! evidence, and what could not be judged or run, and why.
+//! gateway's page (`field-NAME.md`) a line per rule it breaks, at a glance,
+//! then its failures by rule with their evidence, and what could not be
+//! judged or run, and why.
 //!
 //! Why Markdown in docs/ and not another report: the site checks every link
 //! of it (to the rules, the scenarios' lines, the error entries), and a
@@ -31,6 +32,23 @@ const EVIDENCE_CHARS: usize = 800;
 /// The failing scenarios of a rule shown with their evidence; the rest are
 /// listed with their summaries, and the JSON report has every one whole.
 const EVIDENCED_PER_RULE: usize = 2;
+
+/// About the longest line "At a glance" gives a rule: a reader scans the
+/// list, and the rule's section below has the whole reason.
+const GLANCE_CHARS: usize = 160;
+
+/// What a scenario's failure says when the gateway never came up to be
+/// judged (the harness's wording for a launch that failed).
+const START_UP_SIGNS: [&str; 4] = [
+    "did not start",
+    "exited during start-up",
+    "did not accept TCP connections",
+    "did not accept connections",
+];
+
+/// How a failure the harness words as a start-up failure begins; the
+/// glance says it once, in its own words.
+const NOT_STARTED: &str = "the gateway did not start: ";
 
 /// One page of the field, as written to the docs folder.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -316,8 +334,7 @@ fn gateway_page(gateway: &Gateway<'_>, root: &str) -> Page {
          Back to [the field](field.md).\n\n\
          | Rules | Passed | Failed | Not judged | Not run |\n|---|---:|---:|---:|---:|\n\
          | Required | {} of {} | {} | {} | {} |\n\
-         | Recommended | {} of {} | {} | {} | {} |\n\n\
-         How it was run (`{{openapi}}`, `{{base_url}}` and `{{port}}` are filled in per scenario):\n\n",
+         | Recommended | {} of {} | {} | {} | {} |\n",
         required.passed,
         required.of,
         required.failed,
@@ -337,6 +354,10 @@ fn gateway_page(gateway: &Gateway<'_>, root: &str) -> Page {
         seconds = run.seconds,
         launches = run.launches,
         reused = run.reused,
+    );
+    text.push_str(&at_a_glance(gateway, &unrooted));
+    text.push_str(
+        "\nHow it was run (`{openapi}`, `{base_url}` and `{port}` are filled in per scenario):\n\n",
     );
     for (transport, template) in &run.gateway {
         let _ = writeln!(
@@ -493,6 +514,174 @@ fn scenario_entry(
     text.push_str("  </details>\n\n");
 }
 
+/// "At a glance": each rule the gateway breaks on one line, linked to its
+/// section below, with what the gateway does. Empty when it breaks none.
+fn at_a_glance(gateway: &Gateway<'_>, unrooted: &dyn Fn(&str) -> String) -> String {
+    let mut lines = String::new();
+    for rule in &gateway.rules {
+        if gateway.outcome(rule.id) != Outcome::Failed {
+            continue;
+        }
+        let _ = writeln!(
+            lines,
+            "- [{}](#{}): {}",
+            inline(rule.id),
+            anchor(rule.id),
+            inline(&glance(gateway, rule, unrooted))
+        );
+    }
+    if lines.is_empty() {
+        return lines;
+    }
+    format!(
+        "\n## At a glance\n\nEach rule it breaks, on one line: what it does, from its baseline's reason \
+         (else from what the rule's first failing scenario saw), or that the rule's documents stop it \
+         at start-up. Each rule links to its evidence below.\n\n{lines}"
+    )
+}
+
+/// What `rule`'s line at a glance says the gateway does. A rule whose every
+/// failure is a launch that failed says that, not the behaviour it is
+/// about: its documents never reached the point the rule judges.
+fn glance(
+    gateway: &Gateway<'_>,
+    rule: &RuleReport<'_>,
+    unrooted: &dyn Fn(&str) -> String,
+) -> String {
+    let failing = failing_scenarios(rule);
+    if let Some(error) = start_up_only(&failing) {
+        return gist(&unrooted(&format!(
+            "fails only because its documents stop the gateway at start-up: {error}"
+        )));
+    }
+    let said = baseline_reason(gateway, rule, &failing)
+        .or_else(|| failing.first().and_then(|s| s.summary()))
+        .unwrap_or_default();
+    gist(&unrooted(said))
+}
+
+/// The scenarios of `rule` that did not pass for the gateway's sake. Errors
+/// are among them: a launch that failed on a scenario no baseline lists is
+/// one, and no sight of the rule either.
+fn failing_scenarios<'a>(rule: &RuleReport<'a>) -> Vec<&'a ScenarioReport> {
+    rule.scenarios
+        .iter()
+        .copied()
+        .filter(|s| {
+            matches!(
+                s.status,
+                Status::Failed | Status::NotMet | Status::Expected | Status::Error
+            )
+        })
+        .collect()
+}
+
+/// The first start-up failure, without the words the glance puts before it,
+/// when every one of `failing` is a launch that failed.
+fn start_up_only<'a>(failing: &[&'a ScenarioReport]) -> Option<&'a str> {
+    let first = start_up_failure(failing.first()?)?;
+    if !failing.iter().all(|s| start_up_failure(s).is_some()) {
+        return None;
+    }
+    Some(first.strip_prefix(NOT_STARTED).unwrap_or(first))
+}
+
+/// The reason the baseline gives `rule`: its own entry's, else the first
+/// reason one of its failing scenarios is listed with.
+fn baseline_reason<'a>(
+    gateway: &Gateway<'a>,
+    rule: &RuleReport<'a>,
+    failing: &[&'a ScenarioReport],
+) -> Option<&'a str> {
+    gateway
+        .run
+        .expected_failures
+        .iter()
+        .find(|entry| entry.key == rule.id)
+        .map(|entry| entry.reason.as_str())
+        .or_else(|| failing.iter().find_map(|s| s.expected.as_deref()))
+}
+
+/// The failure's summary when it says the gateway never came up.
+fn start_up_failure(scenario: &ScenarioReport) -> Option<&str> {
+    scenario
+        .summary()
+        .filter(|summary| START_UP_SIGNS.iter().any(|sign| summary.contains(sign)))
+}
+
+/// The id mdBook gives a heading of `text`, so a link lands on it: lower
+/// case, whitespace as dashes, other punctuation dropped.
+fn anchor(text: &str) -> String {
+    text.trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            c if c.is_alphanumeric() || c == '_' || c == '-' => Some(c),
+            c if c.is_whitespace() => Some('-'),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `text` on one line of about [`GLANCE_CHARS`] characters at most: whole
+/// when it fits, else up to its last sentence or clause boundary (a word's
+/// end when it has none), with an ellipsis for the rest.
+fn gist(text: &str) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= GLANCE_CHARS {
+        return flat;
+    }
+    let cut = cut_point(&flat, GLANCE_CHARS);
+    format!(
+        "{}…",
+        flat[..cut].trim_end_matches(|c: char| c.is_whitespace() || ",;:".contains(c))
+    )
+}
+
+/// The byte at which to cut `text` to at most `max` characters, keeping at
+/// least half of them: the last sentence boundary (". ", "; "), else the
+/// last clause boundary (": ", ", "), neither inside brackets or quotes
+/// (whose other half would be lost), else just before the last bracket or
+/// quote opened, else the last space.
+fn cut_point(text: &str, max: usize) -> usize {
+    let (mut sentence, mut clause, mut opening, mut word) = (None, None, None, None);
+    let (mut depth, mut quoted, mut escaped) = (0usize, false, false);
+    let mut chars = text.char_indices().enumerate().peekable();
+    while let Some((count, (at, c))) = chars.next() {
+        if count >= max {
+            // With no space late enough, the cut falls at the limit itself.
+            word = word.or(Some(at));
+            break;
+        }
+        let spaced = chars.peek().is_some_and(|(_, (_, next))| *next == ' ');
+        let was_open = depth > 0 || quoted;
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            // A reason may quote JSON, whose strings escape their quotes.
+            '"' if !escaped => quoted = !quoted,
+            _ => {}
+        }
+        escaped = c == '\\' && !escaped;
+        if count * 2 < max {
+            continue;
+        }
+        let open = depth > 0 || quoted;
+        match c {
+            '.' | ';' if spaced && !open => sentence = Some(at),
+            ':' | ',' if spaced && !open => clause = Some(at),
+            ' ' => word = Some(at),
+            _ if open && !was_open => opening = Some(at),
+            _ => {}
+        }
+    }
+    sentence
+        .or(clause)
+        .or(opening)
+        .or(word)
+        .unwrap_or(text.len())
+}
+
 /// The report's key for the build per document among the gateway's commands.
 const PREPARE: &str = "prepare";
 
@@ -602,7 +791,7 @@ fn slug(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::tests::{scenario, summary};
-    use super::super::Failure;
+    use super::super::{ExpectedEntry, Failure};
     use super::*;
 
     fn run(name: &str, scenarios: Vec<ScenarioReport>) -> (String, Summary) {
@@ -704,6 +893,176 @@ mod tests {
         assert!(
             page.contains("- no tool for listPets (1): [checks TC-ARG-001]"),
             "{page}"
+        );
+    }
+
+    /// A scenario of `rule` that failed (`status`) with `summary`, listed
+    /// in the baseline with `reason` when given.
+    fn failing(rule: &str, status: Status, summary: &str, reason: Option<&str>) -> ScenarioReport {
+        let mut failed = scenario(rule, Level::Required, status);
+        failed.name = format!("{summary} ({rule})");
+        failed.expected = reason.map(str::to_owned);
+        failed.failure = Some(Failure {
+            summary: summary.into(),
+            ..Failure::default()
+        });
+        failed
+    }
+
+    fn baseline(key: &str, reason: &str) -> ExpectedEntry {
+        ExpectedEntry {
+            key: key.into(),
+            reason: reason.into(),
+            place: "expected-failures.txt:1".into(),
+        }
+    }
+
+    /// The lines of the page's "At a glance", in order.
+    fn glance_lines(page: &str) -> Vec<&str> {
+        let Some((_, after)) = page.split_once("## At a glance\n") else {
+            return Vec::new();
+        };
+        let list = after.split("\nHow it was run").next().unwrap_or("");
+        list.lines().filter(|line| line.starts_with("- ")).collect()
+    }
+
+    #[test]
+    fn the_glance_gives_each_broken_rule_a_line_that_links_to_its_section() {
+        let reason = "names tools | its own way";
+        let named = failing(
+            "TC-NAME-001",
+            Status::Expected,
+            "expected [\"a\"]",
+            Some(reason),
+        );
+        let argued = failing(
+            "TC-ARG-001",
+            Status::Failed,
+            "tool \"findPets\" offers [\"session\"] at /repo/doc.yaml",
+            None,
+        );
+        let passed = scenario("TC-DESC-001", Level::Required, Status::Passed);
+        let mut bad = run("Bad 2.0", vec![argued, named, passed]);
+        bad.1
+            .expected_failures
+            .push(baseline("TC-NAME-001", reason));
+        let runs = vec![
+            bad,
+            run(
+                "Good 1.0",
+                vec![scenario("TC-NAME-001", Level::Required, Status::Passed)],
+            ),
+        ];
+        let pages = pages(&runs, "/repo/").expect("pages");
+        let page = &pages[1].text;
+        // In catalogue order, the reason for the listed rule, the summary
+        // (rootless) for the other, each linked to its heading's id.
+        assert_eq!(
+            glance_lines(page),
+            [
+                "- [TC-NAME-001](#tc-name-001): names tools \\| its own way",
+                "- [TC-ARG-001](#tc-arg-001): tool \"findPets\" offers \\[\"session\"\\] at doc.yaml",
+            ],
+            "{page}"
+        );
+        assert!(page.contains("\n#### TC-NAME-001\n"), "{page}");
+        assert_eq!(anchor("TC-NAME-001"), "tc-name-001");
+        assert_eq!(anchor(" A heading, with: words "), "a-heading-with-words");
+        // Right under the counts, above how the gateway was run.
+        let glance = page.find("## At a glance").expect("a glance");
+        assert!(page.find("| Recommended |").unwrap() < glance, "{page}");
+        assert!(glance < page.find("How it was run").unwrap(), "{page}");
+        // A gateway that breaks nothing has no list.
+        assert!(!pages[2].text.contains("At a glance"), "{}", pages[2].text);
+    }
+
+    #[test]
+    fn a_rule_broken_only_by_launches_that_failed_says_so_at_a_glance() {
+        let not_started = "the gateway did not start: it exited during start-up (exit status: 1)";
+        let no_port = "the gateway did not start: it did not accept TCP connections on 127.0.0.1:4000 within 10.0 s of its launch";
+        let reason = "a failed check shows the value refused";
+        let shows = [
+            failing("TC-CHECK-014", Status::Expected, not_started, Some(reason)),
+            failing("TC-CHECK-014", Status::Expected, no_port, Some(reason)),
+        ];
+        // A launch that failed beside a failure the rule judged: the
+        // rule's behaviour was seen, so the reason stands.
+        let sends = [
+            failing("TC-CHECK-015", Status::Failed, not_started, None),
+            failing(
+                "TC-CHECK-015",
+                Status::Failed,
+                "expected nothing upstream",
+                None,
+            ),
+        ];
+        // An error for another cause counts as a failure seen otherwise.
+        let stepped = [
+            failing("TC-CHECK-016", Status::Failed, not_started, None),
+            failing(
+                "TC-CHECK-016",
+                Status::Error,
+                "the step has no definition",
+                None,
+            ),
+        ];
+        let mut gateway = run(
+            "Crashy 1.0",
+            shows.into_iter().chain(sends).chain(stepped).collect(),
+        );
+        gateway
+            .1
+            .expected_failures
+            .push(baseline("TC-CHECK-014", reason));
+        let pages = pages(&[gateway], "/repo/").expect("pages");
+        assert_eq!(
+            glance_lines(&pages[1].text),
+            [
+                "- [TC-CHECK-014](#tc-check-014): fails only because its documents stop the gateway at start-up: it exited during start-up (exit status: 1)",
+                "- [TC-CHECK-015](#tc-check-015): the gateway did not start: it exited during start-up (exit status: 1)",
+                "- [TC-CHECK-016](#tc-check-016): the gateway did not start: it exited during start-up (exit status: 1)",
+            ],
+            "{}",
+            pages[1].text
+        );
+    }
+
+    #[test]
+    fn a_long_reason_is_cut_at_a_sentence_or_clause_boundary() {
+        assert_eq!(gist("a short\n  reason"), "a short reason");
+
+        let first = "a redirect is neither followed nor an error: the 30x comes back as a success holding its status alone ({\"status\": 302}); ";
+        let long = format!("{first}its target receives nothing, and nothing in the answer names the Location it was sent to");
+        assert_eq!(gist(&long), format!("{}…", first.trim_end_matches("; ")));
+
+        // A clause boundary when no sentence ends late enough; none inside
+        // brackets or quotes (";" and "," there), whose other half is lost.
+        let clauses = "it starts and serves every tool of the document (a reference to nothing is logged; the tool \
+                       loses that parameter, and the next one) while \"a, b; c\" stays, and the rest goes on for long enough to be cut";
+        assert_eq!(
+            gist(clauses),
+            "it starts and serves every tool of the document (a reference to nothing is logged; the tool loses that \
+             parameter, and the next one) while \"a, b; c\" stays…"
+        );
+
+        // With none outside brackets late enough, it ends before them.
+        let bracketed = format!(
+            "{} (and a parenthesis that holds the rest of it, which goes on for long enough)",
+            "word ".repeat(18).trim_end()
+        );
+        assert_eq!(
+            gist(&bracketed),
+            format!("{}…", "word ".repeat(18).trim_end())
+        );
+
+        // With no boundary at all, it ends at a word's end.
+        let words = "word ".repeat(60);
+        let cut = gist(&words);
+        let kept = cut.strip_suffix('…').expect("an ellipsis");
+        assert!(kept.chars().count() <= GLANCE_CHARS, "{cut}");
+        assert!(
+            words.starts_with(kept) && words[kept.len()..].starts_with(' '),
+            "{cut}"
         );
     }
 
