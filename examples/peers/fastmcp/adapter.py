@@ -22,6 +22,10 @@ Choices, each the way FastMCP's documentation has a user do it:
   is 5 seconds per read); redirects are not followed (httpx2's default).
 - The server runs with FastMCP's defaults otherwise: Streamable HTTP on
   127.0.0.1:{port} at /mcp, or stdio; no banner.
+- Its own clients: where the harness shows one (`--client-auth bearer`,
+  which hands the token over in HOSTED_MCP_CLIENT_CREDENTIAL), FastMCP lets
+  in only that bearer token, with its own StaticTokenVerifier, the way its
+  documentation has a user let in known tokens. Without it, anyone.
 - The adapter only reads the file (JSON, else YAML): a file that does not
   parse is reported on one line with the parser's own position. Whatever
   FastMCP itself does with a document, a bad one included, is left as it is:
@@ -72,6 +76,15 @@ def client_for(base_url):
     return httpx2.AsyncClient(**options)
 
 
+def clients_let_in():
+    token = os.environ.get("HOSTED_MCP_CLIENT_CREDENTIAL")
+    if not token:
+        return None
+    from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
+
+    return StaticTokenVerifier(tokens={token: {"client_id": "conformance-harness", "scopes": []}})
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--openapi", required=True)
@@ -82,7 +95,9 @@ def main():
     args = parser.parse_args()
 
     spec = read_document(args.openapi)
-    mcp = FastMCP.from_openapi(openapi_spec=spec, client=client_for(args.base_url))
+    mcp = FastMCP.from_openapi(
+        openapi_spec=spec, client=client_for(args.base_url), auth=clients_let_in()
+    )
     if args.stdio:
         mcp.run(transport="stdio", show_banner=False)
     else:
