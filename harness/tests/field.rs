@@ -128,7 +128,7 @@ fn the_field_pages_and_the_badge_count_what_the_runs_saw() {
     let table = read("field.md");
     let row = |name: &str, report: &Value| {
         format!(
-            "| [{name}](field-{}.md) | Streamable HTTP | {}/",
+            "| [{name}](field-{}.md) | Streamable HTTP | – | {}/",
             name.split_whitespace()
                 .next()
                 .unwrap_or_default()

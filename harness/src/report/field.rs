@@ -207,6 +207,16 @@ impl Gateway<'_> {
         names.join(", ")
     }
 
+    /// Whether the run showed the gateway a credential of its own clients
+    /// (`--client-auth`): then the rule that a gateway checking its clients
+    /// refuses unknown ones was judged, not left not run.
+    fn shown_a_client_credential(&self) -> bool {
+        self.run.scenarios.iter().any(|scenario| {
+            scenario.rules.iter().any(|rule| rule == CLIENT_RULE)
+                && scenario.status != Status::NotRun
+        })
+    }
+
     fn date(&self) -> &str {
         self.run
             .started
@@ -234,6 +244,10 @@ struct Tally {
     not_run: usize,
 }
 
+/// The rule judged only when a run shows the gateway a credential of its
+/// own clients.
+const CLIENT_RULE: &str = "TC-PROTO-010";
+
 /// `field.md`: every gateway on a line, then every section by gateway.
 fn table(gateways: &[Gateway<'_>]) -> Page {
     let kit = &gateways[0].run.kit;
@@ -250,11 +264,13 @@ fn table(gateways: &[Gateway<'_>]) -> Page {
          has. Last judged on {newest}.\n\n\
          A rule passes when every one of its scenarios passes. It is *not judged* when a scenario \
          could not see it (each gateway's page gives the reason), and *not run* when the gateway \
-         lacks what its scenarios need (a transport, a place for the credential). Each gateway's \
+         lacks what its scenarios need (a transport, a place for the credential). *Own clients* \
+         says whether the gateway was run letting in only the harness's client (`--client-auth`), \
+         where it has a way to check its clients at all. Each gateway's \
          known failures are its baseline in `examples/peers/`, every entry traced to what the \
          gateway does; `examples/peers/table` judges them all again and writes these pages.\n\n\
-         | Gateway | Transports | Required passed | Failed | Not judged | Not run | Recommended met | Time | Launches | Judged on |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+         | Gateway | Transports | Own clients | Required passed | Failed | Not judged | Not run | Recommended met | Time | Launches | Judged on |\n\
+         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
         revision = kit.rules_revision,
         kit = kit.name,
         version = kit.version,
@@ -264,10 +280,15 @@ fn table(gateways: &[Gateway<'_>]) -> Page {
         let recommended = gateway.tally(Level::Recommended, None);
         let _ = writeln!(
             text,
-            "| [{}]({}) | {} | {}/{} | {} | {} | {} | {}/{} | {:.0} s | {} | {} |",
+            "| [{}]({}) | {} | {} | {}/{} | {} | {} | {} | {}/{} | {:.0} s | {} | {} |",
             inline(gateway.name),
             gateway.file,
             gateway.transports(),
+            if gateway.shown_a_client_credential() {
+                "checked"
+            } else {
+                "–"
+            },
             required.passed,
             required.of,
             required.failed,
@@ -368,6 +389,14 @@ fn gateway_page(gateway: &Gateway<'_>, root: &str) -> Page {
         );
     }
 
+    let clients = if gateway.shown_a_client_credential() {
+        "shown the harness's client credential (`--client-auth`): it lets in only that client, \
+         and TC-REQ-021 and TC-PROTO-010 are judged"
+    } else {
+        "not shown a client credential (no `--client-auth`: it lets in anyone, or was run so), \
+         so TC-REQ-021 and TC-PROTO-010 are not run"
+    };
+    let _ = writeln!(text, "- Its own clients: {clients}.");
     text.push_str(
         "\n## Failures\n\nEach rule it breaks, with the reason its baseline gives, and each \
          failing scenario with what the harness saw; the first two of a rule with their evidence \
@@ -837,13 +866,13 @@ mod tests {
             .count();
         assert!(
             table.contains(&format!(
-                "| [Good 1.0](field-good.md) | Streamable HTTP | 1/{of} | 0 | 0 | {} |",
+                "| [Good 1.0](field-good.md) | Streamable HTTP | – | 1/{of} | 0 | 0 | {} |",
                 of - 1
             )),
             "{table}"
         );
         assert!(
-            table.contains(&format!("| [@scope/bad-gw 0.7.0](field-scope-bad-gw.md) | Streamable HTTP | 0/{of} | 1 | 0 | {} |", of - 1)),
+            table.contains(&format!("| [@scope/bad-gw 0.7.0](field-scope-bad-gw.md) | Streamable HTTP | – | 0/{of} | 1 | 0 | {} |", of - 1)),
             "{table}"
         );
         assert!(table.contains(&format!(
@@ -851,6 +880,32 @@ mod tests {
             runs[0].1.kit.rules_revision
         )));
         assert!(table.contains("| Tools and their names | 1/"), "{table}");
+    }
+
+    #[test]
+    fn the_table_and_pages_say_which_gateways_were_shown_a_client_credential() {
+        let shown = scenario(CLIENT_RULE, Level::Recommended, Status::Passed);
+        let unshown = scenario(CLIENT_RULE, Level::Recommended, Status::NotRun);
+        let runs = vec![
+            run("Checks 1.0", vec![shown]),
+            run("Open 1.0", vec![unshown]),
+        ];
+        let pages = pages(&runs, "/repo/").expect("pages");
+        let table = &pages[0].text;
+        assert!(
+            table.contains("| [Checks 1.0](field-checks.md) | Streamable HTTP | checked |"),
+            "{table}"
+        );
+        assert!(
+            table.contains("| [Open 1.0](field-open.md) | Streamable HTTP | – |"),
+            "{table}"
+        );
+        assert!(pages[1]
+            .text
+            .contains("- Its own clients: shown the harness's client credential"));
+        assert!(pages[2]
+            .text
+            .contains("- Its own clients: not shown a client credential"));
     }
 
     #[test]
