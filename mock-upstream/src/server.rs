@@ -62,7 +62,12 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>, stubs: SocketAddr) -> io:
         inner: stream,
         received: accepted.received,
     };
-    let watcher = tokio::spawn(note_close(Arc::clone(&handle), accepted.closed));
+    // Watched in this task, beside hyper: when the connection is dropped
+    // (its scenario over, or the upstream refusing connections), so is the
+    // watcher's copy of the socket, which would keep the connection open.
+    let watched = Arc::clone(&handle);
+    let closed = accepted.closed;
+    let watching = note_close(Arc::clone(&watched), Arc::clone(&closed));
 
     let service = hyper::service::service_fn(move |request| {
         answer(
@@ -73,14 +78,21 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>, stubs: SocketAddr) -> io:
             connection,
         )
     });
-    let served = hyper::server::conn::http1::Builder::new()
-        .serve_connection(TokioIo::new(stream), service)
-        .await
-        .map_err(io::Error::other);
-    // Its copy of the socket would keep the connection open.
-    watcher.abort();
-    let _ = watcher.await;
-    served
+    let serving =
+        hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(serving, watching);
+    let mut noted = false;
+    let served = loop {
+        tokio::select! {
+            served = &mut serving => break served,
+            () = &mut watching, if !noted => noted = true,
+        }
+    };
+    // hyper may see the client's close first, and end the connection.
+    if !noted && client_closed(&watched) {
+        note(&closed);
+    }
+    served.map_err(io::Error::other)
 }
 
 /// Notes when the client closes the connection, even while an answer is
@@ -88,18 +100,29 @@ async fn serve(stream: TcpStream, shared: Arc<Shared>, stubs: SocketAddr) -> io:
 /// own timing, seen from here. Looks at the socket every few milliseconds
 /// without reading it, so hyper's reads are untouched.
 async fn note_close(watched: Arc<std::net::TcpStream>, closed: Arc<Mutex<Option<Instant>>>) {
-    let mut byte = [0u8; 1];
-    loop {
-        match watched.peek(&mut byte) {
-            // Open: nothing to read now, or bytes hyper has yet to read.
-            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
-            Ok(n) if n > 0 => {}
-            // The client's FIN (0) or reset.
-            _ => break,
-        }
+    while !client_closed(&watched) {
         tokio::time::sleep(CLOSE_WATCH).await;
     }
-    *closed.lock().unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+    note(&closed);
+}
+
+/// Whether the client has closed (or reset) its end: a look at the socket
+/// that reads nothing.
+fn client_closed(socket: &std::net::TcpStream) -> bool {
+    let mut byte = [0u8; 1];
+    match socket.peek(&mut byte) {
+        // Open: nothing to read now, or bytes hyper has yet to read.
+        Err(error) if error.kind() == io::ErrorKind::WouldBlock => false,
+        Ok(n) => n == 0,
+        Err(_) => true,
+    }
+}
+
+fn note(closed: &Mutex<Option<Instant>>) {
+    closed
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get_or_insert_with(Instant::now);
 }
 
 /// How often [`note_close`] looks.

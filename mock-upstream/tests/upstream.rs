@@ -330,3 +330,24 @@ async fn a_client_that_gives_up_on_a_held_answer_is_timed_from_its_request() {
     );
     assert_eq!(upstream.held_open("/elsewhere"), None);
 }
+
+#[tokio::test]
+async fn refusing_connections_closes_a_kept_alive_one() {
+    let upstream = Upstream::start().await.unwrap();
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("ok"))
+        .mount(upstream.stubs())
+        .await;
+    // A client that keeps its connection, as a pooled HTTP client does.
+    let mut stream = send(&upstream, "GET /kept HTTP/1.1\r\nHost: upstream\r\n\r\n").await;
+    let mut answer = [0u8; 512];
+    let n = stream.read(&mut answer).await.expect("an answer");
+    assert!(answer[..n].starts_with(b"HTTP/1.1 200"));
+    upstream.refuse_connections().await;
+    // The kept connection is closed too: the client reads its end at once.
+    let closed = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut answer)).await;
+    assert!(
+        matches!(closed, Ok(Ok(0)) | Ok(Err(_))),
+        "the kept connection stayed open: {closed:?}"
+    );
+}
