@@ -6,11 +6,15 @@
 //! much later than asked it woke. On a quiet machine that is well under a
 //! millisecond; on a CI runner shared with builds it can be seconds, and
 //! the gateway under test is held up as much. A scenario that times the
-//! gateway asks for the worst lateness over its measurement: when that
-//! explains a miss, the scenario is not judged, and says so, rather than
-//! failed. The thread starts on first use and lives as long as the process.
+//! gateway asks for the worst lateness over its measurement, and for how
+//! long the gateway's and the harness's own threads waited for a CPU
+//! meanwhile ([`CpuWait`]): when that explains a miss, the scenario is not
+//! judged, and says so, rather than failed. Waiting is counted for the
+//! processes timed, not for the machine: on a runner where something else
+//! always waits, a gateway that was never held up is still judged. The
+//! thread starts on first use and lives as long as the process.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -25,10 +29,6 @@ const NOISE: Duration = Duration::from_millis(5);
 
 /// Each late wake-up: when it woke, and how late.
 static LATE: OnceLock<Mutex<VecDeque<(Instant, Duration)>>> = OnceLock::new();
-
-/// The machine's CPU pressure (Linux PSI: the time some task waited for a
-/// CPU, in all, in microseconds) at each tick, where the kernel gives it.
-static PRESSURE: Mutex<VecDeque<(Instant, u64)>> = Mutex::new(VecDeque::new());
 
 /// Starts the probe, once per process.
 pub fn start() {
@@ -46,16 +46,6 @@ fn probe() {
         let planned = Instant::now() + TICK;
         std::thread::sleep(TICK);
         let woke = Instant::now();
-        if let Some(stalled) = cpu_pressure() {
-            let mut pressure = PRESSURE.lock().unwrap_or_else(PoisonError::into_inner);
-            while pressure
-                .front()
-                .is_some_and(|(at, _)| woke.duration_since(*at) > MEMORY)
-            {
-                pressure.pop_front();
-            }
-            pressure.push_back((woke, stalled));
-        }
         let late = woke.saturating_duration_since(planned);
         if late < NOISE {
             continue;
@@ -101,62 +91,102 @@ fn worst_in(
     .unwrap_or_default()
 }
 
-/// How long, in all, some task of this machine waited for a CPU between
-/// `from` and `to` (Linux's pressure stall information); zero where the
-/// kernel does not say.
-pub fn stalled_between(from: Instant, to: Instant) -> Duration {
-    let pressure = PRESSURE.lock().unwrap_or_else(PoisonError::into_inner);
-    stalled_in(pressure.iter().copied(), from, to)
-}
-
-/// The growth of the pressure total from the last sample at or before
-/// `from` (or the first after it) to the last at or before `to`.
-fn stalled_in(
-    samples: impl Iterator<Item = (Instant, u64)> + Clone,
+/// Why a timing missed by `missed_by` proves nothing: the machine held up
+/// the harness's own timer, or the timed processes' threads waited for a
+/// CPU (`waited`, see [`CpuWait`]), at least as long between `from` and
+/// `to`; `None` when it did not, and the miss is the gateway's.
+pub fn explains(
+    missed_by: Duration,
     from: Instant,
     to: Instant,
-) -> Duration {
-    let start = samples
-        .clone()
-        .filter(|(at, _)| *at <= from)
-        .last()
-        .or_else(|| samples.clone().find(|(at, _)| *at > from));
-    let end = samples.filter(|(at, _)| *at <= to).last();
-    match (start, end) {
-        (Some((_, first)), Some((_, last))) => Duration::from_micros(last.saturating_sub(first)),
-        _ => Duration::ZERO,
-    }
-}
-
-/// The `some` total of `/proc/pressure/cpu`, in microseconds.
-fn cpu_pressure() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/pressure/cpu").ok()?;
-    let some = text.lines().find(|line| line.starts_with("some "))?;
-    some.split_whitespace()
-        .find_map(|field| field.strip_prefix("total="))?
-        .parse()
-        .ok()
-}
-
-/// Why a timing missed by `missed_by` proves nothing, when the machine
-/// held up the harness's own timer, or made tasks wait for a CPU, at
-/// least as long meanwhile; `None` when it did not, and the miss is the
-/// gateway's.
-pub fn explains(missed_by: Duration, from: Instant, to: Instant) -> Option<String> {
+    waited: Duration,
+) -> Option<String> {
     let lag = worst_between(from, to);
-    let stalled = stalled_between(from, to);
-    if lag.max(stalled) < missed_by {
+    if lag.max(waited) < missed_by {
         return None;
     }
     Some(format!(
         "this machine was too busy to time it (meanwhile a {:.1} s timer of the harness fired \
-         {:.1} s late, and tasks waited {:.1} s in all for a CPU, against the {:.1} s the \
-         timing missed by); run it again on a quieter machine, alone with --scenario",
+         {:.1} s late, and the gateway's and the harness's threads waited {:.1} s in all for a \
+         CPU, against the {:.1} s the timing missed by); run it again on a quieter machine, \
+         alone with --scenario",
         TICK.as_secs_f64(),
         lag.as_secs_f64(),
-        stalled.as_secs_f64(),
+        waited.as_secs_f64(),
         missed_by.as_secs_f64()
     ))
+}
+
+/// How long the threads of the gateway under test and of this harness
+/// waited for a CPU while they could run, over one timed span: taken
+/// before the span and read after it. The sum over both is what a chain of
+/// wake-ups from the upstream through the gateway to the client can have
+/// been held up by, where one thread's lateness alone may not show it.
+pub struct CpuWait {
+    gateway: Option<GroupWait>,
+    harness: HashMap<u32, u64>,
+    before: Duration,
+}
+
+impl CpuWait {
+    /// Starts counting for the gateway whose process group is `group`, if
+    /// it has one, and for this process.
+    pub fn start(group: Option<i32>) -> CpuWait {
+        let mut gateway = group.map(GroupWait::new);
+        if let Some(gateway) = &mut gateway {
+            gateway.sample();
+        }
+        let mut harness = HashMap::new();
+        own_threads(&mut harness);
+        let before = total(&gateway, &harness);
+        CpuWait {
+            gateway,
+            harness,
+            before,
+        }
+    }
+
+    /// How long they waited since [`Self::start`].
+    pub fn so_far(mut self) -> Duration {
+        if let Some(gateway) = &mut self.gateway {
+            gateway.sample();
+        }
+        own_threads(&mut self.harness);
+        total(&self.gateway, &self.harness).saturating_sub(self.before)
+    }
+}
+
+fn total(gateway: &Option<GroupWait>, harness: &HashMap<u32, u64>) -> Duration {
+    gateway.as_ref().map_or(Duration::ZERO, GroupWait::total)
+        + Duration::from_nanos(harness.values().sum())
+}
+
+/// The CPU wait of each of this process's threads, into `seen`.
+fn own_threads(seen: &mut HashMap<u32, u64>) {
+    threads_of("/proc/self/task", seen);
+}
+
+/// The CPU wait of each thread under `tasks` (a `/proc/PID/task`), into
+/// `seen` by thread ID: the second field of its `schedstat`, nanoseconds.
+fn threads_of(tasks: &str, seen: &mut HashMap<u32, u64>) {
+    let Ok(threads) = std::fs::read_dir(tasks) else {
+        return;
+    };
+    for thread in threads.flatten() {
+        let Some(tid) = thread
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let waited = std::fs::read_to_string(thread.path().join("schedstat"))
+            .ok()
+            .and_then(|text| text.split_whitespace().nth(1)?.parse::<u64>().ok());
+        if let Some(waited) = waited {
+            seen.insert(tid, waited);
+        }
+    }
 }
 
 /// How long the processes of one process group (a launched gateway and
@@ -167,14 +197,14 @@ pub fn explains(missed_by: Duration, from: Instant, to: Instant) -> Option<Strin
 pub struct GroupWait {
     group: i32,
     /// Nanoseconds waited, by thread.
-    seen: std::collections::HashMap<u32, u64>,
+    seen: HashMap<u32, u64>,
 }
 
 impl GroupWait {
     pub fn new(group: i32) -> GroupWait {
         GroupWait {
             group,
-            seen: std::collections::HashMap::new(),
+            seen: HashMap::new(),
         }
     }
 
@@ -194,24 +224,7 @@ impl GroupWait {
             if process_group(pid) != Some(self.group) {
                 continue;
             }
-            let Ok(threads) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-                continue;
-            };
-            for thread in threads.flatten() {
-                let Some(tid) = thread
-                    .file_name()
-                    .to_str()
-                    .and_then(|n| n.parse::<u32>().ok())
-                else {
-                    continue;
-                };
-                let waited = std::fs::read_to_string(thread.path().join("schedstat"))
-                    .ok()
-                    .and_then(|text| text.split_whitespace().nth(1)?.parse::<u64>().ok());
-                if let Some(waited) = waited {
-                    self.seen.insert(tid, waited);
-                }
-            }
+            threads_of(&format!("/proc/{pid}/task"), &mut self.seen);
         }
     }
 
@@ -251,23 +264,6 @@ mod tests {
     }
 
     #[test]
-    fn pressure_counts_what_grew_over_the_measurement() {
-        let t0 = Instant::now();
-        let at = |ms: u64| t0 + Duration::from_millis(ms);
-        let samples = [
-            (at(0), 1_000),
-            (at(100), 1_000),
-            (at(200), 91_000),
-            (at(300), 291_000),
-        ];
-        let stalled = |from, to| stalled_in(samples.into_iter(), at(from), at(to));
-        assert_eq!(stalled(0, 100), Duration::ZERO);
-        assert_eq!(stalled(100, 300), Duration::from_millis(290));
-        assert_eq!(stalled(150, 250), Duration::from_millis(90));
-        assert_eq!(stalled(400, 500), Duration::ZERO);
-    }
-
-    #[test]
     fn a_group_is_found_and_its_waiting_read() {
         let own = process_group(std::process::id()).expect("this process has a group");
         let mut wait = GroupWait::new(own);
@@ -280,11 +276,27 @@ mod tests {
     }
 
     #[test]
+    fn a_span_counts_only_its_own_waiting() {
+        let own = process_group(std::process::id());
+        let span = CpuWait::start(own);
+        let waited = span.so_far();
+        assert!(
+            waited < Duration::from_secs(5),
+            "nothing here waits for seconds: {waited:?}"
+        );
+    }
+
+    #[test]
     fn a_miss_is_explained_only_by_as_much_lateness() {
         start();
         let now = Instant::now();
-        assert!(explains(Duration::from_secs(30), now, now).is_none());
-        let said = explains(Duration::ZERO, now, now).expect("no miss is always explained");
+        assert!(explains(Duration::from_secs(30), now, now, Duration::ZERO).is_none());
+        assert!(
+            explains(Duration::from_secs(3), now, now, Duration::from_secs(3)).is_some(),
+            "as long a wait for a CPU explains a miss"
+        );
+        let said = explains(Duration::ZERO, now, now, Duration::ZERO)
+            .expect("no miss is always explained");
         assert!(
             said.contains("too busy") && said.contains("--scenario"),
             "{said}"

@@ -686,6 +686,11 @@ impl Gateway {
         }
     }
 
+    /// The process group it leads, if it was launched with one.
+    pub fn group(&self) -> Option<i32> {
+        self.group
+    }
+
     /// How this gateway was launched.
     pub fn invocation(&self) -> &Invocation {
         &self.invocation

@@ -31,6 +31,7 @@ use crate::{
     client::{CallOutcome, Era, McpClient},
     client_auth::{ClientAuth, Shown},
     health::Health,
+    lag,
     launch::{Launcher, StartFailure, Transport},
     pool::Pool,
     prepare::Preparation,
@@ -440,10 +441,13 @@ impl GatewayWorld {
         let name = self.tool_name(name).await?;
         let arguments = self.as_the_gateway_names(&name, arguments).await?;
         let request = call_request(&name, &arguments);
+        let group = self.gateway.running_group();
         let session = self.session().await?;
+        let waiting = lag::CpuWait::start(group);
         let started = Instant::now();
         let called = session.call_tool(&name, arguments).await;
-        self.calls.took(started.elapsed());
+        let took = started.elapsed();
+        self.calls.took(took, waiting.so_far());
         self.calls.record(request, called, self.verdict.notes())
     }
 
@@ -514,6 +518,12 @@ impl GatewayWorld {
     /// When the latest tool call was sent, and when its answer came.
     pub fn last_call_span(&self) -> anyhow::Result<(std::time::Instant, std::time::Instant)> {
         self.calls.last_call_span()
+    }
+
+    /// How long the gateway's and the harness's threads waited for a CPU
+    /// during the latest tool call (see [`lag::CpuWait`]).
+    pub fn last_call_waited(&self) -> Duration {
+        self.calls.last_call_waited()
     }
 }
 

@@ -38,6 +38,9 @@ pub(super) struct Calls {
     last_call_took: Option<Duration>,
     /// When its answer came.
     last_call_ended: Option<Instant>,
+    /// How long the gateway's and the harness's threads waited for a CPU
+    /// meanwhile (see [`crate::lag::CpuWait`]).
+    last_call_waited: Duration,
     /// Every error code the scenario's calls carried (see [`CallOutcome::codes`]).
     codes_seen: BTreeSet<String>,
     /// Each tool call the scenario made and what came back, in order.
@@ -57,6 +60,7 @@ impl Calls {
             last_taken: serde_json::Map::new(),
             last_call_took: None,
             last_call_ended: None,
+            last_call_waited: Duration::ZERO,
             codes_seen: BTreeSet::new(),
             made: Vec::new(),
             unanswered: false,
@@ -177,10 +181,12 @@ impl Calls {
         Ok(Value::Object(out))
     }
 
-    /// Keeps how long the latest call over the scenario's session took.
-    pub(super) fn took(&mut self, took: Duration) {
+    /// Keeps how long the latest call over the scenario's session took, and
+    /// how long the processes at either end waited for a CPU meanwhile.
+    pub(super) fn took(&mut self, took: Duration, waited: Duration) {
         self.last_call_took = Some(took);
         self.last_call_ended = Some(Instant::now());
+        self.last_call_waited = waited;
     }
 
     /// Keeps a call and its answer (or why none came) for the report; the
@@ -238,6 +244,12 @@ impl Calls {
             .last_call_ended
             .context("no tool has been called in this scenario")?;
         Ok((ended - took, ended))
+    }
+
+    /// How long the gateway's and the harness's threads waited for a CPU
+    /// during the latest tool call.
+    pub(super) fn last_call_waited(&self) -> Duration {
+        self.last_call_waited
     }
 
     /// The outcome of the latest tool call.

@@ -208,6 +208,11 @@ impl Lifecycle {
         self.life.stderr()
     }
 
+    /// The process group of the running gateway, if one is running.
+    pub(super) fn running_group(&self) -> Option<i32> {
+        self.life.running().and_then(|r| r.gateway.group())
+    }
+
     /// What the running gateway wrote on stderr so far, if one is running.
     pub(super) fn running_stderr(&self) -> Option<String> {
         self.life.running().map(|r| r.gateway.stderr())
