@@ -547,3 +547,56 @@ Feature: Masking the credential
     And the upstream answers "/whoami" with bytes that are not HTTP
     When the client calls "whoami" with {}
     Then the result does not show the credential
+
+  # The forms above need a credential in the URL; these judge the same rule
+  # on a gateway that puts it in a header, where an error text that repeats
+  # the request it sent, headers and all, shows it.
+  @TC-MASK-007
+  Scenario Outline: A reset message does not show a credential in a header: <scheme>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: <scheme>
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream resets the connection on "/whoami"
+    When the client calls "whoami" with {}
+    Then the result does not show the credential
+
+    Examples:
+      | scheme                                      |
+      | {type: apiKey, in: header, name: X-Api-Key} |
+      | {type: http, scheme: bearer}                |
+
+  @TC-MASK-007
+  Scenario Outline: A message about an answer that is not HTTP does not show a credential in a header: <scheme>
+    Given the OpenAPI document:
+      """
+      openapi: 3.1.0
+      info: {title: Account, version: "1"}
+      components:
+        securitySchemes:
+          key: <scheme>
+      security: [{key: []}]
+      paths:
+        /whoami:
+          get:
+            operationId: whoami
+            responses: {"200": {description: ok}}
+      """
+    And the upstream answers "/whoami" with bytes that are not HTTP
+    When the client calls "whoami" with {}
+    Then the result does not show the credential
+
+    Examples:
+      | scheme                                      |
+      | {type: apiKey, in: header, name: X-Api-Key} |
+      | {type: http, scheme: bearer}                |
