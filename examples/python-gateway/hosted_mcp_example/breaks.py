@@ -67,7 +67,7 @@ BREAKS: dict[str, str] = {
     "TC-MASK-002": "error bodies are not masked",
     "TC-MASK-003": "the Location of a redirect is not masked",
     "TC-MASK-004": "each chunk of the stream is masked on its own",
-    "TC-MASK-007": "the gateway's own delivery errors show the URL unmasked",
+    "TC-MASK-007": "the gateway's own delivery errors show the request it sent, URL and headers, unmasked",
 }
 
 #: Rule ID -> what the variant does wrong, for the variants that only a stdio

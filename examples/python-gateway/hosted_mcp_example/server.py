@@ -100,7 +100,9 @@ class Gateway:
         except Refused as refusal:
             return _error(f"Refused, nothing was sent: {refusal}.")
         except DeliveryFailed as failure:
-            text = str(failure) if broken("TC-MASK-007") else self.mask(str(failure))
+            if broken("TC-MASK-007"):  # the request it sent, URL and headers, as it was
+                return _error(f"{failure}\nSent with: {dict(outgoing.headers)}")
+            text = self.mask(str(failure))
             return _error(text)
         return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
 
