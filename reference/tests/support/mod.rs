@@ -267,6 +267,61 @@ pub async fn call_at(
     post_2026(url, headers, "tools/call", params).await
 }
 
+/// Opens an `initialize`-era session at `url`, with `headers`: its id.
+pub async fn open_session(url: &str, headers: &[(&str, String)]) -> String {
+    let mut request = http_client()
+        .build()
+        .expect("a client")
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .json(
+            &serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "reference-tests", "version": "1"}}}),
+        );
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    let response = request.send().await.expect("answered");
+    assert_eq!(response.status(), 200, "the session opens");
+    response.headers()["mcp-session-id"]
+        .to_str()
+        .expect("ASCII")
+        .to_owned()
+}
+
+/// A `tools/call` of `tool` in the `initialize`-era session `session` at
+/// `url`, with `headers`.
+pub async fn call_in_session(
+    url: &str,
+    headers: &[(&str, String)],
+    session: &str,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> Answer {
+    let mut request = http_client()
+        .build()
+        .expect("a client")
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Mcp-Session-Id", session)
+        .header("MCP-Protocol-Version", "2025-06-18")
+        .json(
+            &serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}}),
+        );
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    let response = request.send().await.expect("answered");
+    Answer {
+        status: response.status().as_u16(),
+        challenge: String::new(),
+        retry_after: None,
+        body: response.text().await.expect("a body"),
+    }
+}
+
 /// Waits until the server's log has `count` lines holding `text`.
 pub fn wait_for_log(server: &Listening, text: &str, count: usize) {
     let deadline = Instant::now() + Duration::from_secs(30);
