@@ -16,6 +16,7 @@ mod admitted;
 mod authority;
 mod hash;
 mod keys;
+mod sessions;
 mod token;
 
 use std::time::Duration;
@@ -29,6 +30,7 @@ pub use admitted::{
 };
 pub use authority::Authorities;
 pub use keys::{line_for, new_key, KeyRing};
+pub use sessions::{Bookkeeping, SessionOwners};
 
 use crate::errors::AgentMessage;
 use token::TokenCheck;
@@ -179,6 +181,7 @@ impl Gate {
         if !self.checks() {
             return Ok(Admitted {
                 agent: "anyone".to_owned(),
+                principal: "anyone".to_owned(),
                 reach: Reach::All,
             });
         }
@@ -193,9 +196,10 @@ impl Gate {
             };
             if let Some(key) = shown {
                 match ring.find(key) {
-                    Some(label) => {
+                    Some((label, principal)) => {
                         return Ok(Admitted {
                             agent: label.to_owned(),
+                            principal: principal.to_owned(),
                             reach: Reach::All,
                         })
                     }

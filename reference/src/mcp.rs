@@ -411,6 +411,12 @@ impl HttpEndpoint {
         self.sessions.sessions.read().await.len()
     }
 
+    /// The IDs of the sessions alive now.
+    pub async fn session_ids(&self) -> std::collections::HashSet<String> {
+        let sessions = self.sessions.sessions.read().await;
+        sessions.keys().map(|id| id.to_string()).collect()
+    }
+
     /// Tool calls from their arrival to their answer, waiting for a turn
     /// included.
     pub fn calls_in_flight(&self) -> usize {

@@ -16,8 +16,9 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::support::authorization::{AuthorizationServer, READ_ONLY_CLIENT, READ_WRITE_CLIENT};
 use crate::support::{
-    call_at, fixture, free_port, http_client, node_client, post_2026, python, run_checked, scratch,
-    serve_http, start_listening, terminate, wait_for_log, Answer, Listening, GATEWAY,
+    call_at, call_in_session, fixture, free_port, http_client, node_client, open_session,
+    post_2026, python, run_checked, scratch, serve_http, start_listening, terminate, wait_for_log,
+    Answer, Listening, GATEWAY,
 };
 
 /// The stored credential, which the API must get and the agents never see.
@@ -261,6 +262,65 @@ async fn a_key_in_a_header_of_the_operators_naming_is_taken_there_alone() {
         200
     );
     assert_upstream_saw(&api, 1, &["key-dave-c0ffee"]).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_is_its_agent_s_alone() {
+    let folder = scratch("agents-sessions");
+    let keys = folder.join("agents.keys");
+    write_keys(
+        &keys,
+        &[("key-erin-0b1d", "erin"), ("key-finn-7e4a", "finn")],
+    );
+    let api = upstream(Duration::ZERO).await;
+    let gateway = start_listening(|port| {
+        let mut command = serve_http(&api.uri(), port);
+        command
+            .arg("--agent-keys")
+            .arg(&keys)
+            .env("HOSTED_MCP_CREDENTIAL", STORED);
+        command
+    });
+    let url = format!("http://127.0.0.1:{}/mcp", gateway.port);
+    let (erin, finn) = (bearer("key-erin-0b1d"), bearer("key-finn-7e4a"));
+    let show = json!({"petId": "p1"});
+    let session = open_session(&url, &erin).await;
+    let own = call_in_session(&url, &erin, &session, "showPetById", show.clone()).await;
+    assert_eq!(own.status, 200, "{}", own.body);
+
+    // Another agent, let in with its own key, holding erin's session ID:
+    // answered as for a session that does not exist, and nothing is sent.
+    let other = call_in_session(&url, &finn, &session, "showPetById", show.clone()).await;
+    assert_eq!(
+        (other.status, other.body.as_str()),
+        (404, "Not Found: Session not found")
+    );
+    let unknown =
+        call_in_session(&url, &finn, "no-such-session", "showPetById", show.clone()).await;
+    assert_eq!(
+        (unknown.status, unknown.body.as_str()),
+        (404, other.body.as_str()),
+        "the two answers tell nothing apart"
+    );
+    let closed = http_client()
+        .build()
+        .expect("a client")
+        .delete(&url)
+        .header("Authorization", &finn[0].1)
+        .header("Mcp-Session-Id", &session)
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(closed.status(), 404, "finn cannot end erin's session");
+    wait_for_log(&gateway, "another agent's session", 2);
+
+    // Erin's session lives on, and finn's own works.
+    let again = call_in_session(&url, &erin, &session, "showPetById", show.clone()).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    let finns = open_session(&url, &finn).await;
+    let own = call_in_session(&url, &finn, &finns, "showPetById", show).await;
+    assert_eq!(own.status, 200, "{}", own.body);
+    assert_upstream_saw(&api, 3, &["key-erin-0b1d", "key-finn-7e4a"]).await;
 }
 
 /// A gateway taking the tokens of `server`, with scopes by the tools' hints.

@@ -51,6 +51,11 @@ pub struct ScopeNames {
 pub struct Admitted {
     /// Who, for the log: a key's label, a token's client or subject.
     pub agent: String,
+    /// Who, to tell agents apart (see [`super::SessionOwners`]): the key
+    /// itself, by a digest of its hash, or the token's issuer and subject.
+    /// Two keys with one label are two agents; one user's tokens, renewed,
+    /// are one.
+    pub principal: String,
     pub reach: Reach,
 }
 

@@ -26,6 +26,10 @@ pub struct KeyRing {
 struct Key {
     sha256: [u8; 32],
     label: String,
+    /// Who the key lets in, told apart from every other key: `key:` and
+    /// the first 16 hex digits of its hash (a file holds two keys with one
+    /// label while one is rotated out).
+    principal: String,
 }
 
 /// Only the count and labels: the hashes would let an attacker test keys
@@ -78,6 +82,7 @@ impl KeyRing {
                 )
             })?;
             keys.push(Key {
+                principal: format!("key:{}", &digits[..16].to_ascii_lowercase()),
                 sha256,
                 label: label.trim().to_owned(),
             });
@@ -95,15 +100,15 @@ impl KeyRing {
         self.keys.is_empty()
     }
 
-    /// The label of the key `presented`, if it is one of them. Every key is
-    /// compared, each in constant time, so how long it takes says nothing
-    /// of which key, or how much of one, matched.
-    pub fn find(&self, presented: &str) -> Option<&str> {
+    /// The label and principal of the key `presented`, if it is one of
+    /// them. Every key is compared, each in constant time, so how long it
+    /// takes says nothing of which key, or how much of one, matched.
+    pub fn find(&self, presented: &str) -> Option<(&str, &str)> {
         let hash = sha256(presented.as_bytes());
         let mut found = None;
         for key in &self.keys {
             if bool::from(key.sha256.ct_eq(&hash)) && found.is_none() {
-                found = Some(key.label.as_str());
+                found = Some((key.label.as_str(), key.principal.as_str()));
             }
         }
         found
@@ -153,8 +158,9 @@ mod tests {
         );
         let ring = KeyRing::parse(&text).expect("parses");
         assert_eq!(ring.len(), 2);
-        assert_eq!(ring.find("key-one"), Some("alice laptop"));
-        assert_eq!(ring.find("key-two"), Some("ci"));
+        let label = |key: &str| ring.find(key).map(|(label, _)| label);
+        assert_eq!(label("key-one"), Some("alice laptop"));
+        assert_eq!(label("key-two"), Some("ci"));
         assert_eq!(ring.find("key-three"), None);
         assert_eq!(ring.find(""), None);
         assert!(!format!("{ring:?}").contains("sha256"));
@@ -168,7 +174,8 @@ mod tests {
         let upper = format!("sha256:{} t", lower[7..71].to_ascii_uppercase());
         assert_eq!(
             KeyRing::parse(&upper).expect("parses").find("test"),
-            Some("t")
+            Some(("t", "key:9f86d081884c7d65")),
+            "one key is one agent, in either case"
         );
     }
 
@@ -201,6 +208,22 @@ mod tests {
         assert_ne!(one, two);
         assert_eq!(one.len(), 68);
         let ring = KeyRing::parse(&line_for(&one, "one")).unwrap();
-        assert_eq!(ring.find(&one), Some("one"));
+        assert_eq!(ring.find(&one).map(|(label, _)| label), Some("one"));
+    }
+
+    #[test]
+    fn two_keys_of_one_label_are_two_agents() {
+        let text = format!(
+            "{}\n{}\n",
+            line_for("old-key", "ci"),
+            line_for("new-key", "ci")
+        );
+        let ring = KeyRing::parse(&text).expect("parses");
+        let (old_label, old) = ring.find("old-key").expect("found");
+        let (new_label, new) = ring.find("new-key").expect("found");
+        assert_eq!(old_label, new_label);
+        assert_ne!(old, new, "each key is its own agent");
+        assert!(old.starts_with("key:") && old.len() == 20, "{old}");
+        assert!(!old.contains("old-key"), "the principal holds no key");
     }
 }

@@ -201,13 +201,30 @@ impl TokenCheck {
                 })
             }
         };
+        // The user the token speaks for, else the client acting on its own
+        // (client credentials): one user's renewed tokens keep its sessions.
+        let principal = format!(
+            "token:{issuer} {}",
+            claims
+                .sub
+                .as_deref()
+                .or(claims.client_id.as_deref())
+                .unwrap_or_default()
+        );
         let agent = claims
             .client_id
             .or(claims.sub)
             .unwrap_or_else(|| "a token without a subject".to_owned());
         // Kept no longer than the token is valid, whatever the leeway.
         let exp = claims.exp.max(now);
-        Ok((Admitted { agent, reach }, exp))
+        Ok((
+            Admitted {
+                agent,
+                principal,
+                reach,
+            },
+            exp,
+        ))
     }
 }
 

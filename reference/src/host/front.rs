@@ -17,8 +17,14 @@ use tokio::net::TcpListener;
 
 use super::census;
 use super::table::{Hosted, Routes, Table};
-use crate::agents::{Reach, Refusal, METADATA_PREFIX};
+use crate::agents::{Admitted, Bookkeeping, Reach, Refusal, METADATA_PREFIX};
 use crate::mcp::{self, SplicedBody, ToolsAllowed};
+
+/// The header MCP's Streamable HTTP carries a session's ID in.
+const SESSION_ID: &str = "mcp-session-id";
+
+/// The reason a refusal of another agent's session is counted under.
+const SESSION_OF_ANOTHER: &str = "session_of_another";
 
 /// The largest request body read before MCP to learn which tools it calls,
 /// for an agent let in for some tools only.
@@ -117,13 +123,27 @@ async fn answer(table: &Table, request: hyper::Request<Incoming>) -> hyper::Resp
         .gate
         .admit(request.headers(), request.uri().query())
         .await;
-    let allowed = match admitted {
-        Ok(admitted) => match admitted.reach {
-            Reach::All => ToolsAllowed::All,
-            Reach::ReadOnly => ToolsAllowed::ReadOnly,
-        },
+    let admitted = match admitted {
+        Ok(admitted) => admitted,
         Err(refusal) => return refused(table, &hosted, &refusal),
     };
+    let allowed = match admitted.reach {
+        Reach::All => ToolsAllowed::All,
+        Reach::ReadOnly => ToolsAllowed::ReadOnly,
+    };
+    // Sessions are told apart by agent only where agents are told apart.
+    let bound = hosted.gate.checks();
+    let session = request
+        .headers()
+        .get(SESSION_ID)
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_owned);
+    if let Some(id) = session.as_deref().filter(|_| bound) {
+        if !hosted.owners.may_use(id, &admitted.principal) {
+            return session_of_another(table, &hosted, &admitted);
+        }
+    }
+    let method = request.method().clone();
     let mut request = match allowed {
         ToolsAllowed::All => request.map(Either::Left),
         ToolsAllowed::ReadOnly => match within_reach(table, &hosted, request).await {
@@ -132,7 +152,66 @@ async fn answer(table: &Table, request: hyper::Request<Incoming>) -> hyper::Resp
         },
     };
     request.extensions_mut().insert(allowed);
-    hosted.endpoint.handle(request).await
+    let response = hosted.endpoint.handle(request).await;
+    if bound {
+        note_owner(&hosted, &method, session.as_deref(), &response, &admitted).await;
+    }
+    response
+}
+
+/// Keeps the owner of a session the answer opened, and forgets one it
+/// closed or found gone.
+async fn note_owner(
+    hosted: &Hosted,
+    method: &hyper::Method,
+    asked: Option<&str>,
+    response: &hyper::Response<SplicedBody>,
+    admitted: &Admitted,
+) {
+    match asked {
+        None => {
+            let opened = response
+                .headers()
+                .get(SESSION_ID)
+                .and_then(|id| id.to_str().ok());
+            if let Some(id) = opened {
+                if hosted.owners.opened(id, &admitted.principal) == Bookkeeping::Prune {
+                    hosted
+                        .owners
+                        .keep_only(&hosted.endpoint.session_ids().await);
+                }
+            }
+        }
+        Some(id) => {
+            let closed = *method == hyper::Method::DELETE && response.status().is_success();
+            if closed || response.status() == StatusCode::NOT_FOUND {
+                hosted.owners.ended(id);
+            }
+        }
+    }
+}
+
+/// The answer to an agent that shows the ID of another agent's session:
+/// the very answer MCP gives for a session that does not exist, so that
+/// it learns nothing of it; logged and counted as a refusal.
+fn session_of_another(
+    table: &Table,
+    hosted: &Hosted,
+    admitted: &Admitted,
+) -> hyper::Response<SplicedBody> {
+    table
+        .metrics()
+        .refused(hosted.settings.metric_name(), SESSION_OF_ANOTHER);
+    tracing::warn!(
+        api = hosted.settings.name.as_deref(),
+        agent = admitted.agent,
+        "agent refused: it showed the ID of another agent's session"
+    );
+    let mut response = hyper::Response::new(SplicedBody::Whole(
+        [Bytes::from_static(b"Not Found: Session not found")].into(),
+    ));
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
 }
 
 /// The request of an agent let in for read-only tools, read whole: refused

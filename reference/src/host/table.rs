@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use super::api::{self, Built, Summary};
 use super::settings::{ApiSettings, Settings};
-use crate::agents::{self, Authorities, Gate, Resource};
+use crate::agents::{self, Authorities, Gate, Resource, SessionOwners};
 use crate::gateway::Limits;
 use crate::mcp::{self, HttpEndpoint, HttpOptions, McpServer};
 use crate::watch::Metrics;
@@ -54,6 +54,8 @@ pub struct Hosted {
     /// Who may use it.
     pub gate: Gate,
     pub endpoint: Arc<HttpEndpoint>,
+    /// The agent each of the endpoint's sessions belongs to; kept with it.
+    pub owners: Arc<SessionOwners>,
     /// The SHA-256 of the tools as MCP lists them, and whether read-only
     /// tools are also listed alone: an endpoint is kept across a reload
     /// only for the very same lists.
@@ -170,6 +172,7 @@ impl Table {
                         summary: built.summary,
                         gate,
                         endpoint: Arc::clone(&kept.endpoint),
+                        owners: Arc::clone(&kept.owners),
                         tools,
                     }
                 }
@@ -249,6 +252,7 @@ impl Hosted {
             summary: built.summary,
             gate,
             endpoint: Arc::new(HttpEndpoint::new(server, options)),
+            owners: Arc::default(),
             tools,
         }
     }
