@@ -520,7 +520,7 @@ impl GatewayWorld {
         self.calls.last_call_span()
     }
 
-    /// How long the gateway's and the harness's threads waited for a CPU
+    /// How long the gateway's threads waited for a CPU
     /// during the latest tool call (see [`lag::CpuWait`]).
     pub fn last_call_waited(&self) -> Duration {
         self.calls.last_call_waited()

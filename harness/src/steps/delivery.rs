@@ -50,9 +50,9 @@ async fn timed_out(world: &mut GatewayWorld) -> StepResult {
 /// at the upstream to the gateway closing that connection, apart from how
 /// long the answer then took to reach the harness's client (the call as the
 /// client timed it, when the upstream saw no close). A late cut-off is not
-/// judged when the machine held the harness's own timer up, or kept the
-/// gateway's and the harness's threads waiting for a CPU, as long
-/// ([`crate::lag`]): a loaded runner, not the gateway.
+/// judged when the machine held the harness's own timer up and kept the
+/// gateway's threads waiting for a CPU as long, together ([`crate::lag`]):
+/// a loaded runner, not the gateway.
 #[then("the call was cut off 15 seconds after it began, give or take a second")]
 async fn cut_off_at_deadline(world: &mut GatewayWorld) -> StepResult {
     let (sent, answered) = world.last_call_span()?;
@@ -87,8 +87,8 @@ async fn cut_off_at_deadline(world: &mut GatewayWorld) -> StepResult {
 
 /// TC-SEND-004, TC-SEND-005: an answer that comes in time is read whole.
 /// When the gateway cut it off instead, and the machine held the harness's
-/// own timer up, or kept the threads at either end waiting for a CPU, for
-/// longer than the answer had to spare, the machine may have delayed it
+/// own timer up and kept the gateway's threads waiting for a CPU for longer,
+/// together, than the answer had to spare, the machine may have delayed it
 /// past the deadline: not judged.
 #[then(expr = "the answer came in time, with a text containing {string}")]
 async fn in_time(world: &mut GatewayWorld, expected: String) -> StepResult {

@@ -38,7 +38,7 @@ pub(super) struct Calls {
     last_call_took: Option<Duration>,
     /// When its answer came.
     last_call_ended: Option<Instant>,
-    /// How long the gateway's and the harness's threads waited for a CPU
+    /// How long the gateway's threads waited for a CPU
     /// meanwhile (see [`crate::lag::CpuWait`]).
     last_call_waited: Duration,
     /// Every error code the scenario's calls carried (see [`CallOutcome::codes`]).
@@ -182,7 +182,7 @@ impl Calls {
     }
 
     /// Keeps how long the latest call over the scenario's session took, and
-    /// how long the processes at either end waited for a CPU meanwhile.
+    /// how long the gateway's threads waited for a CPU meanwhile.
     pub(super) fn took(&mut self, took: Duration, waited: Duration) {
         self.last_call_took = Some(took);
         self.last_call_ended = Some(Instant::now());
@@ -246,7 +246,7 @@ impl Calls {
         Ok((ended - took, ended))
     }
 
-    /// How long the gateway's and the harness's threads waited for a CPU
+    /// How long the gateway's threads waited for a CPU
     /// during the latest tool call.
     pub(super) fn last_call_waited(&self) -> Duration {
         self.last_call_waited
