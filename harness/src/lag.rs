@@ -154,27 +154,17 @@ impl CpuWait {
     }
 }
 
-/// The CPU wait of each thread under `tasks` (a `/proc/PID/task`), into
-/// `seen` by thread ID: the second field of its `schedstat`, nanoseconds.
-fn threads_of(tasks: &str, seen: &mut HashMap<u32, u64>) {
-    let Ok(threads) = std::fs::read_dir(tasks) else {
-        return;
-    };
-    for thread in threads.flatten() {
-        let Some(tid) = thread
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let waited = std::fs::read_to_string(thread.path().join("schedstat"))
-            .ok()
-            .and_then(|text| text.split_whitespace().nth(1)?.parse::<u64>().ok());
-        if let Some(waited) = waited {
-            seen.insert(tid, waited);
-        }
-    }
+/// The entries of a `/proc` folder named by a number (processes, threads),
+/// by that number.
+fn numbered(folder: &str) -> impl Iterator<Item = (u32, std::path::PathBuf)> {
+    std::fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let number = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            Some((number, entry.path()))
+        })
 }
 
 /// How long the processes of one process group (a launched gateway and
@@ -196,23 +186,21 @@ impl GroupWait {
         }
     }
 
-    /// Looks at every thread of the group now.
+    /// Looks at every thread of the group now: its CPU wait is the second
+    /// field of its `schedstat`, in nanoseconds.
     pub fn sample(&mut self) {
-        let Ok(processes) = std::fs::read_dir("/proc") else {
-            return;
-        };
-        for process in processes.flatten() {
-            let Some(pid) = process
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
+        for (pid, process) in numbered("/proc") {
             if process_group(pid) != Some(self.group) {
                 continue;
             }
-            threads_of(&format!("/proc/{pid}/task"), &mut self.seen);
+            for (tid, thread) in numbered(&format!("{}/task", process.display())) {
+                let waited = std::fs::read_to_string(thread.join("schedstat"))
+                    .ok()
+                    .and_then(|text| text.split_whitespace().nth(1)?.parse::<u64>().ok());
+                if let Some(waited) = waited {
+                    self.seen.insert(tid, waited);
+                }
+            }
         }
     }
 
