@@ -133,12 +133,11 @@ async fn answer(table: &Table, request: hyper::Request<Incoming>) -> hyper::Resp
     };
     // Sessions are told apart by agent only where agents are told apart.
     let bound = hosted.gate.checks();
-    let session = request
-        .headers()
-        .get(SESSION_ID)
-        .and_then(|id| id.to_str().ok())
+    let session = bound
+        .then(|| request.headers().get(SESSION_ID)?.to_str().ok())
+        .flatten()
         .map(str::to_owned);
-    if let Some(id) = session.as_deref().filter(|_| bound) {
+    if let Some(id) = session.as_deref() {
         if !hosted.owners.may_use(id, &admitted.principal) {
             return session_of_another(table, &hosted, &admitted);
         }
