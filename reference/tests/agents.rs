@@ -79,6 +79,20 @@ fn write_keys(file: &Path, keys: &[(&str, &str)]) {
     std::fs::write(file, lines.join("\n") + "\n").expect("the keys file is written");
 }
 
+/// A gateway in front of `api` letting in the agents of the keys file
+/// `keys`, with `more` arguments.
+fn keyed_gateway(api: &MockServer, keys: &Path, more: &[&str]) -> Listening {
+    start_listening(|port| {
+        let mut command = serve_http(&api.uri(), port);
+        command
+            .arg("--agent-keys")
+            .arg(keys)
+            .args(more)
+            .env("HOSTED_MCP_CREDENTIAL", STORED);
+        command
+    })
+}
+
 /// Asserts that the upstream got nothing, or only requests without any of
 /// `secrets` in them, and with the stored credential as its own.
 async fn assert_upstream_saw(upstream: &MockServer, requests: usize, secrets: &[&str]) {
@@ -110,14 +124,7 @@ async fn keys_let_in_their_agents_alone_and_a_sighup_adds_and_revokes_them() {
         &[("key-alice-5d2e8a", "alice"), ("key-bob-91c0ff", "bob")],
     );
     let api = upstream(Duration::from_millis(1500)).await;
-    let gateway = start_listening(|port| {
-        let mut command = serve_http(&api.uri(), port);
-        command
-            .arg("--agent-keys")
-            .arg(&keys)
-            .env("HOSTED_MCP_CREDENTIAL", STORED);
-        command
-    });
+    let gateway = keyed_gateway(&api, &keys, &[]);
     let url = format!("http://127.0.0.1:{}/mcp", gateway.port);
     let show = json!({"petId": "p1"});
 
@@ -231,15 +238,7 @@ async fn a_key_in_a_header_of_the_operators_naming_is_taken_there_alone() {
     let keys = folder.join("agents.keys");
     write_keys(&keys, &[("key-dave-c0ffee", "dave")]);
     let api = upstream(Duration::ZERO).await;
-    let gateway = start_listening(|port| {
-        let mut command = serve_http(&api.uri(), port);
-        command
-            .arg("--agent-keys")
-            .arg(&keys)
-            .args(["--agent-key-header", "X-Agent-Key"])
-            .env("HOSTED_MCP_CREDENTIAL", STORED);
-        command
-    });
+    let gateway = keyed_gateway(&api, &keys, &["--agent-key-header", "X-Agent-Key"]);
     let url = format!("http://127.0.0.1:{}/mcp", gateway.port);
     let show = json!({"petId": "p1"});
     let in_bearer = call_at(
@@ -273,14 +272,7 @@ async fn a_session_is_its_agent_s_alone() {
         &[("key-erin-0b1d", "erin"), ("key-finn-7e4a", "finn")],
     );
     let api = upstream(Duration::ZERO).await;
-    let gateway = start_listening(|port| {
-        let mut command = serve_http(&api.uri(), port);
-        command
-            .arg("--agent-keys")
-            .arg(&keys)
-            .env("HOSTED_MCP_CREDENTIAL", STORED);
-        command
-    });
+    let gateway = keyed_gateway(&api, &keys, &[]);
     let url = format!("http://127.0.0.1:{}/mcp", gateway.port);
     let (erin, finn) = (bearer("key-erin-0b1d"), bearer("key-finn-7e4a"));
     let show = json!({"petId": "p1"});

@@ -213,12 +213,8 @@ mod tests {
 
     #[test]
     fn two_keys_of_one_label_are_two_agents() {
-        let text = format!(
-            "{}\n{}\n",
-            line_for("old-key", "ci"),
-            line_for("new-key", "ci")
-        );
-        let ring = KeyRing::parse(&text).expect("parses");
+        let lines = [line_for("old-key", "ci"), line_for("new-key", "ci")];
+        let ring = KeyRing::parse(&lines.join("\n")).expect("parses");
         let (old_label, old) = ring.find("old-key").expect("found");
         let (new_label, new) = ring.find("new-key").expect("found");
         assert_eq!(old_label, new_label);
