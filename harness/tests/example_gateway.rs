@@ -23,51 +23,18 @@
 
 use std::{
     collections::{BTreeMap, BTreeSet},
-    io::{Read, Write},
-    os::unix::net::UnixStream,
-    path::{Path, PathBuf},
-    process::{Command, Output},
+    path::Path,
+    process::Command,
     sync::{Condvar, Mutex},
-    time::{Duration, Instant},
+    time::Instant,
 };
 
 use serde_json::Value;
 
-use crate::support::turns::Turn;
-
-fn workspace() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
-
-fn gateway_dir() -> PathBuf {
-    workspace().join("examples/python-gateway")
-}
-
-/// The venv's python with the gateway's requirements installed, by the
-/// project's one installer (`scripts/python-venv`).
-fn python() -> PathBuf {
-    static INSTALL: Mutex<()> = Mutex::new(());
-    let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
-    let output = checked(
-        Command::new(workspace().join("scripts/python-venv"))
-            .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-example-gateway"))
-            .arg(gateway_dir().join("requirements.txt")),
-    );
-    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
-}
-
-fn checked(command: &mut Command) -> Output {
-    let output = command
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
-    assert!(
-        output.status.success(),
-        "{command:?} failed: {}\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
+use crate::support::{
+    python_example::{checked, gateway_dir, python, workspace, ForkServer},
+    turns::Turn,
+};
 
 /// How the harness starts the gateway.
 #[derive(Clone, Copy)]
@@ -118,64 +85,6 @@ fn template(launch: Launch, transport: &str) -> String {
     match transport {
         "http" => format!("{start} --port {{port}}"),
         _ => format!("{start} --stdio"),
-    }
-}
-
-/// The fork server of one test: the first launch through it starts it
-/// (`launch.py`), and it is stopped when this is dropped, even on a panic
-/// (left alone, it would exit after 30 idle seconds).
-struct ForkServer {
-    socket: PathBuf,
-}
-
-impl ForkServer {
-    fn new(name: &str) -> Self {
-        // In the temporary directory: a Unix socket's path is short (108
-        // bytes), and a checkout's may be long.
-        let socket = std::env::temp_dir().join(format!(
-            "hosted-mcp-example-{}-{name}.sock",
-            std::process::id()
-        ));
-        let server = Self { socket };
-        server.remove_files();
-        server
-    }
-
-    fn file(&self, suffix: &str) -> PathBuf {
-        let mut name = self.socket.clone().into_os_string();
-        name.push(suffix);
-        name.into()
-    }
-
-    fn remove_files(&self) {
-        for suffix in ["", ".lock", ".log"] {
-            let _ = std::fs::remove_file(self.file(suffix));
-        }
-    }
-
-    /// Launches that could not reach the fork server and started the
-    /// gateway the plain way (correct, but slow), as its log says.
-    fn fallbacks(&self) -> Vec<String> {
-        std::fs::read_to_string(self.file(".log"))
-            .unwrap_or_default()
-            .lines()
-            .filter(|line| line.starts_with("launch.py"))
-            .map(str::to_owned)
-            .collect()
-    }
-}
-
-impl Drop for ForkServer {
-    fn drop(&mut self) {
-        if let Ok(mut stream) = UnixStream::connect(&self.socket) {
-            // A 4-byte big-endian length, then the request (forkserver.py).
-            let _ = stream.write_all(b"\0\0\0\x04stop");
-            // It closes the connection once it has stopped: its gateways
-            // killed, its socket's path gone.
-            let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-            let _ = stream.read(&mut [0; 1]);
-        }
-        self.remove_files();
     }
 }
 

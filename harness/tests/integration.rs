@@ -20,6 +20,7 @@ mod interrupt;
 mod junit;
 mod listing;
 mod live_marks;
+mod packages;
 mod peers;
 mod release;
 mod reproduce;

@@ -1,38 +1,14 @@
 //! The release workflow's build steps (`scripts/release-build`), run here on
 //! the binaries the tests already built: one archive with the harness and
-//! the reference gateway, a SHA-256 file that verifies it, and a harness
-//! that, unpacked, is the version being released and finds its gateway.
+//! the reference gateway, a SHA-256 file that verifies every package, and a
+//! harness that, unpacked, is the version being released and finds its
+//! gateway. (The wheel and the npm packages, installed: `packages.rs`.)
 
-use std::{
-    path::{Path, PathBuf},
-    process::{Command, Output},
-};
+use std::process::Command;
 
-use hosted_mcp_conformance::{kit, reference};
+use hosted_mcp_conformance::kit;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the harness lives in the workspace")
-        .to_path_buf()
-}
-
-/// Runs the release script into `out` on the tests' own binaries.
-fn release_build(out: &Path, tag: Option<&str>) -> Output {
-    let harness = Path::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"));
-    // The reference gateway, built beside the harness as a run would build it.
-    let gateway = reference::binary_for(harness).expect("the reference gateway builds");
-    assert_eq!(gateway.parent(), harness.parent());
-    let mut script = Command::new(workspace().join("scripts/release-build"));
-    script
-        .arg(out)
-        .env("RELEASE_BINARIES_DIR", harness.parent().expect("a folder"))
-        .env_remove("RELEASE_TAG");
-    if let Some(tag) = tag {
-        script.env("RELEASE_TAG", tag);
-    }
-    script.output().expect("the release script runs")
-}
+use crate::support::release::{build, rehearsal};
 
 fn run(command: &mut Command) -> String {
     let output = command.output().expect("the command runs");
@@ -47,15 +23,7 @@ fn run(command: &mut Command) -> String {
 
 #[test]
 fn the_release_archive_holds_both_binaries_and_its_checksum_verifies() {
-    let out = std::env::temp_dir().join(format!("hosted-mcp-release-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&out);
-    let built = release_build(&out, None);
-    assert!(
-        built.status.success(),
-        "{}: {}",
-        built.status,
-        String::from_utf8_lossy(&built.stderr)
-    );
+    let out = &rehearsal().dir;
 
     let host = run(Command::new("rustc").arg("-vV"));
     let target = host
@@ -66,12 +34,34 @@ fn the_release_archive_holds_both_binaries_and_its_checksum_verifies() {
     let archive = format!("{name}.tar.gz");
     assert!(out.join(&archive).is_file(), "{}", out.display());
 
-    // The checksum file names the archive and verifies it, as a CI job would.
+    // The checksum file names every package, and verifies each as a CI job
+    // (or the GitHub Action) would.
     let sums = std::fs::read_to_string(out.join("SHA256SUMS")).expect("SHA256SUMS");
-    assert!(sums.ends_with(&format!("  {archive}\n")), "{sums}");
+    let summed: Vec<&str> = sums
+        .lines()
+        .filter_map(|l| l.split_once("  "))
+        .map(|(_, f)| f)
+        .collect();
+    let packed: Vec<String> = rehearsal()
+        .files
+        .iter()
+        .map(|f| {
+            f.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(summed, packed);
+    assert_eq!(
+        packed.len(),
+        4,
+        "an archive, a wheel, two npm packages: {packed:?}"
+    );
+    assert_eq!(summed[0], archive);
     run(Command::new("sha256sum")
         .args(["--check", "--strict", "SHA256SUMS"])
-        .current_dir(&out));
+        .current_dir(out));
 
     let listing = run(Command::new("tar").arg("-tzf").arg(out.join(&archive)));
     let mut files: Vec<&str> = listing.lines().collect();
@@ -97,11 +87,14 @@ fn the_release_archive_holds_both_binaries_and_its_checksum_verifies() {
 
     // Unpacked anywhere, the harness is the version released, and runs the
     // reference packed beside it when given no --gateway.
+    let elsewhere = std::env::temp_dir().join(format!("hosted-mcp-release-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&elsewhere);
+    std::fs::create_dir_all(&elsewhere).expect("a scratch folder");
     run(Command::new("tar")
         .arg("-xzf")
         .arg(out.join(&archive))
-        .current_dir(&out));
-    let unpacked = out.join(&name);
+        .current_dir(&elsewhere));
+    let unpacked = elsewhere.join(&name);
     let version = run(Command::new(unpacked.join("hosted-mcp-conformance")).arg("--version"));
     assert_eq!(
         version.trim(),
@@ -114,24 +107,25 @@ fn the_release_archive_holds_both_binaries_and_its_checksum_verifies() {
     let checked = run(Command::new(unpacked.join("hosted-mcp-conformance"))
         .args(["--tags", "@TC-HINT-001"])
         .env("PATH", "/usr/bin:/bin")
-        .current_dir(&out));
+        .current_dir(&elsewhere));
     assert!(checked.contains("1 passed, 0 failed"), "{checked}");
 
     // A tampered archive no longer verifies.
-    std::fs::write(out.join(&archive), b"not the archive").expect("overwrite");
+    std::fs::copy(out.join("SHA256SUMS"), elsewhere.join("SHA256SUMS")).expect("copy");
+    std::fs::write(elsewhere.join(&archive), b"not the archive").expect("overwrite");
     let tampered = Command::new("sha256sum")
-        .args(["--check", "SHA256SUMS"])
-        .current_dir(&out)
+        .args(["--check", "--ignore-missing", "SHA256SUMS"])
+        .current_dir(&elsewhere)
         .output()
         .expect("sha256sum runs");
     assert!(!tampered.status.success());
-    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&elsewhere);
 }
 
 #[test]
 fn a_tag_that_is_not_the_version_is_not_released() {
     let out = std::env::temp_dir().join(format!("hosted-mcp-release-tag-{}", std::process::id()));
-    let built = release_build(&out, Some("v99.0.0"));
+    let built = build(&out, Some("v99.0.0"));
     assert!(!built.status.success());
     let stderr = String::from_utf8_lossy(&built.stderr);
     assert!(
