@@ -10,6 +10,7 @@
 
 mod support;
 
+mod action;
 mod catalogue;
 mod example_gateway;
 mod field;
@@ -26,3 +27,4 @@ mod release;
 mod reproduce;
 mod timing;
 mod verdicts;
+mod workflows;

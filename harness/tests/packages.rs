@@ -26,7 +26,7 @@ use serde_json::Value;
 
 use crate::support::{
     python_example::{checked, gateway_dir, python, ForkServer},
-    release::{rehearsal, tools},
+    release::{rehearsal, tool},
     turns::Turn,
 };
 
@@ -271,7 +271,6 @@ fn the_wheel_checks_the_example_gateway() {
 
 #[test]
 fn uvx_and_pipx_run_the_wheel() {
-    let tools = tools().join("bin");
     let home = scratch("runners");
     let wheel = packages().wheel.display().to_string();
     let expected = format!(
@@ -281,7 +280,7 @@ fn uvx_and_pipx_run_the_wheel() {
     );
     let started = Instant::now();
     let uvx = checked(
-        without_rust(tools.join("uvx"))
+        without_rust(tool("uvx"))
             .args([
                 "--offline",
                 "--from",
@@ -299,7 +298,7 @@ fn uvx_and_pipx_run_the_wheel() {
     );
     assert_eq!(stdout(&uvx), expected);
     let pipx = checked(
-        without_rust(tools.join("pipx"))
+        without_rust(tool("pipx"))
             .args(["run", "--pip-args=--no-index", "--spec", &wheel])
             .args(["hosted-mcp-conformance", "--version"])
             .env("PIPX_HOME", home.join("pipx"))

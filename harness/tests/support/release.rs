@@ -10,12 +10,27 @@ use std::{
 
 use hosted_mcp_conformance::reference;
 
-use super::python_example::workspace;
+use super::python_example::{checked, workspace};
 
 /// The venv of the packing tools (`packaging/requirements.txt`), which
-/// has the tools that try and lint the packages too.
-pub fn tools() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("packaging-venv")
+/// has the tools that try the packages and lint the workflows too:
+/// installed once, by the project's one installer.
+pub fn tools() -> &'static Path {
+    static VENV: OnceLock<PathBuf> = OnceLock::new();
+    VENV.get_or_init(|| {
+        let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("packaging-venv");
+        checked(
+            Command::new(workspace().join("scripts/python-venv"))
+                .arg(&venv)
+                .arg(workspace().join("packaging/requirements.txt")),
+        );
+        venv
+    })
+}
+
+/// A tool of [`tools`]'s venv.
+pub fn tool(name: &str) -> PathBuf {
+    tools().join("bin").join(name)
 }
 
 /// Runs the release script into `out` on the tests' own binaries, as the
