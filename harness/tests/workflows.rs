@@ -40,7 +40,11 @@ fn report(output: &Output) -> String {
 /// none is missed, and none outside is linted); it finds the project, and
 /// a local action's `action.yml`, by the `.git` at its root.
 fn actionlint(project: &Path) -> Output {
-    assert!(project.join(".git").exists(), "{} is no project", project.display());
+    assert!(
+        project.join(".git").exists(),
+        "{} is no project",
+        project.display()
+    );
     Command::new(tool("actionlint"))
         .args(["-no-color", "-shellcheck"])
         .arg(tool("shellcheck"))
