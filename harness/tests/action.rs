@@ -257,3 +257,31 @@ fn the_action_refuses_an_archive_whose_checksum_it_does_not_know() {
     assert!(given.status.success(), "{}", said(&given));
     assert_eq!(runner.added_paths().len(), 1);
 }
+
+#[test]
+fn the_action_installs_the_archive_of_the_runner_s_platform_only() {
+    let (_, sha) = archive();
+    let arm = format!("{} aarch64-unknown-linux-gnu {sha}", kit::VERSION);
+    let runner = Runner::new("platforms", &[known_line(&sha), arm]);
+    // An arm64 runner asks for the arm64 archive (which this page lacks).
+    let arm64 = runner.step("install", &[("RUNNER_ARCH", "ARM64")], None);
+    assert!(!arm64.status.success());
+    assert!(
+        said(&arm64).contains(&format!(
+            "cannot download {}/hosted-mcp/conformance-kit/releases/download/v{}/hosted-mcp-conformance-{}-aarch64-unknown-linux-gnu.tar.gz",
+            runner.server.uri(),
+            kit::VERSION,
+            kit::VERSION
+        )),
+        "{}",
+        said(&arm64)
+    );
+    let mac = runner.step("install", &[("RUNNER_OS", "macOS")], None);
+    assert!(!mac.status.success());
+    assert!(
+        said(&mac).contains("built for Linux x86_64 and arm64; this runner is macOS X64"),
+        "{}",
+        said(&mac)
+    );
+    assert!(runner.added_paths().is_empty());
+}

@@ -8,7 +8,10 @@ use std::process::Command;
 
 use hosted_mcp_conformance::kit;
 
-use crate::support::release::{build, rehearsal};
+use crate::support::{
+    python_example::workspace,
+    release::{build, rehearsal},
+};
 
 fn run(command: &mut Command) -> String {
     let output = command.output().expect("the command runs");
@@ -136,4 +139,82 @@ fn a_tag_that_is_not_the_version_is_not_released() {
         "{stderr}"
     );
     assert!(!out.exists(), "nothing is packed for a wrong tag");
+}
+
+#[test]
+fn the_npm_package_runs_whichever_platform_s_package_a_release_gathers() {
+    // The rehearsal's files, and a second platform's npm package as another
+    // runner's build would leave it beside them (the same binaries, renamed).
+    let built = rehearsal();
+    let dir =
+        std::env::temp_dir().join(format!("hosted-mcp-release-combine-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("arm64")).expect("a scratch folder");
+    for file in &built.files {
+        let name = file.file_name().expect("a file name");
+        if name.to_string_lossy() != format!("hosted-mcp-conformance-{}.tgz", kit::VERSION) {
+            std::fs::copy(file, dir.join(name)).expect("copy a package");
+        }
+    }
+    let platform = built
+        .files
+        .iter()
+        .find(|f| {
+            let name = f.to_string_lossy();
+            name.contains("-linux-") && name.ends_with(".tgz")
+        })
+        .expect("the platform's npm package");
+    run(Command::new("tar")
+        .arg("-xzf")
+        .arg(platform)
+        .current_dir(dir.join("arm64")));
+    run(Command::new("node")
+        .args([
+            "-e",
+            "const fs = require('fs'); const m = JSON.parse(fs.readFileSync('package.json'));\
+             m.name = '@hosted-mcp-conformance/linux-arm64-gnu'; m.cpu = ['arm64'];\
+             fs.writeFileSync('package.json', JSON.stringify(m));",
+        ])
+        .current_dir(dir.join("arm64/package")));
+    run(Command::new("npm")
+        .args(["pack", "--silent", "--pack-destination"])
+        .arg(&dir)
+        .current_dir(dir.join("arm64/package")));
+    std::fs::remove_dir_all(dir.join("arm64")).expect("remove the unpacked copy");
+
+    let combined = Command::new(workspace().join("scripts/release-build"))
+        .arg(&dir)
+        .env("RELEASE_PARTS", "combine")
+        .env_remove("RELEASE_TAG")
+        .output()
+        .expect("the release script runs");
+    assert!(
+        combined.status.success(),
+        "{}",
+        String::from_utf8_lossy(&combined.stderr)
+    );
+    let main = dir.join(format!("hosted-mcp-conformance-{}.tgz", kit::VERSION));
+    let manifest: serde_json::Value = serde_json::from_str(&run(Command::new("tar")
+        .arg("-xzOf")
+        .arg(&main)
+        .arg("package/package.json")))
+    .expect("the main package's manifest");
+    let platforms: Vec<&String> = manifest["optionalDependencies"]
+        .as_object()
+        .expect("optional dependencies")
+        .keys()
+        .collect();
+    assert_eq!(
+        platforms,
+        [
+            "@hosted-mcp-conformance/linux-arm64-gnu",
+            "@hosted-mcp-conformance/linux-x64-gnu"
+        ]
+    );
+    let sums = std::fs::read_to_string(dir.join("SHA256SUMS")).expect("SHA256SUMS");
+    assert_eq!(sums.lines().count(), 5, "{sums}");
+    run(Command::new("sha256sum")
+        .args(["--check", "--strict", "SHA256SUMS"])
+        .current_dir(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
 }
