@@ -20,7 +20,7 @@ use wiremock::{
     Mock, MockServer, ResponseTemplate,
 };
 
-use crate::support::{python_example::workspace, release::rehearsal};
+use crate::support::{python_example::workspace, release::rehearsal, said};
 
 const TARGET: &str = "x86_64-unknown-linux-gnu";
 
@@ -140,15 +140,6 @@ impl Runner {
             .rev()
             .find_map(|line| line.strip_prefix(&format!("{name}=")).map(str::to_owned))
     }
-}
-
-fn said(output: &Output) -> String {
-    format!(
-        "{}\n{}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 fn known_line(sha: &str) -> String {

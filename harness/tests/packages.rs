@@ -312,6 +312,18 @@ fn uvx_and_pipx_run_the_wheel() {
     assert!(stdout(&pipx).ends_with(&expected), "{}", stdout(&pipx));
 }
 
+/// `npm install` of `tarballs`, offline, with an empty cache in `dir` and no
+/// lock file: where to, and other options, are the caller's.
+fn npm_install(dir: &Path, tarballs: &[&PathBuf]) -> Command {
+    let mut command = without_rust("npm");
+    command
+        .args(["install", "--offline", "--no-audit", "--no-fund"])
+        .args(["--no-package-lock", "--loglevel=error", "--cache"])
+        .arg(dir.join("cache"))
+        .args(tarballs);
+    command
+}
+
 /// A fresh npm prefix with the two packages installed from their tarballs,
 /// offline, with an empty cache.
 fn npm_prefix() -> PathBuf {
@@ -322,14 +334,9 @@ fn npm_prefix() -> PathBuf {
             let prefix = dir.join("prefix");
             timed_install(
                 "the npm packages, into a fresh prefix",
-                without_rust("npm")
-                    .args(["install", "--offline", "--no-audit", "--no-fund"])
-                    .args(["--no-package-lock", "--loglevel=error", "--prefix"])
-                    .arg(&prefix)
-                    .arg("--cache")
-                    .arg(dir.join("cache"))
-                    .arg(&packages().npm_platform)
-                    .arg(&packages().npm_main),
+                npm_install(&dir, &[&packages().npm_platform, &packages().npm_main])
+                    .arg("--prefix")
+                    .arg(&prefix),
             );
             prefix
         })
@@ -429,14 +436,10 @@ fn the_npm_launcher_names_the_other_ways_where_it_has_no_build() {
     // The main package alone, as `npm install --omit=optional` leaves it.
     let dir = scratch("npm-omitted");
     checked(
-        without_rust("npm")
-            .args(["install", "--offline", "--no-audit", "--no-fund"])
-            .args(["--no-package-lock", "--loglevel=error", "--omit=optional"])
+        npm_install(&dir, &[&packages().npm_main])
+            .arg("--omit=optional")
             .arg("--prefix")
-            .arg(dir.join("prefix"))
-            .arg("--cache")
-            .arg(dir.join("cache"))
-            .arg(&packages().npm_main),
+            .arg(dir.join("prefix")),
     );
     let omitted = without_rust(dir.join("prefix/node_modules/.bin/hosted-mcp-conformance"))
         .arg("--version")

@@ -14,7 +14,7 @@ use std::{
     process::{Command, Output},
 };
 
-use crate::support::{python_example::workspace, release::tool};
+use crate::support::{python_example::workspace, release::tool, said};
 
 /// The action as docs/ci.md names it.
 const KIT_ACTION: &str = "hosted-mcp/conformance-kit@v0";
@@ -26,15 +26,6 @@ const ZIZMOR_CONFIG: &str = "rules:
       policies:
         hosted-mcp/conformance-kit: ref-pin
 ";
-
-fn report(output: &Output) -> String {
-    format!(
-        "{}\n{}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
 
 /// actionlint on the workflows of `project`, named one by one (so that
 /// none is missed, and none outside is linted); it finds the project, and
@@ -80,12 +71,12 @@ fn workflows(project: &Path) -> Vec<PathBuf> {
 #[test]
 fn the_workflows_and_the_action_pass_actionlint_and_zizmor() {
     let linted = actionlint(workspace());
-    assert!(linted.status.success(), "actionlint: {}", report(&linted));
+    assert!(linted.status.success(), "actionlint: {}", said(&linted));
 
     let mut files = workflows(workspace());
     files.push(workspace().join("action.yml"));
     let audited = zizmor(&files, None);
-    assert!(audited.status.success(), "zizmor: {}", report(&audited));
+    assert!(audited.status.success(), "zizmor: {}", said(&audited));
 }
 
 /// The project a user's repository would be, with docs/ci.md's workflow in
@@ -121,7 +112,7 @@ fn docs_workflow_project(name: &str, local: bool) -> PathBuf {
 fn the_workflow_docs_give_passes_actionlint_and_zizmor() {
     let project = docs_workflow_project("actionlint", true);
     let linted = actionlint(&project);
-    assert!(linted.status.success(), "actionlint: {}", report(&linted));
+    assert!(linted.status.success(), "actionlint: {}", said(&linted));
 
     let page = std::fs::read_to_string(workspace().join("docs/ci.md")).expect("docs/ci.md");
     assert!(
@@ -135,7 +126,7 @@ fn the_workflow_docs_give_passes_actionlint_and_zizmor() {
         &[project.join(".github/workflows/conformance.yml")],
         Some(&config),
     );
-    assert!(audited.status.success(), "zizmor: {}", report(&audited));
+    assert!(audited.status.success(), "zizmor: {}", said(&audited));
 }
 
 #[test]
@@ -152,9 +143,9 @@ fn an_input_the_action_does_not_have_fails_actionlint() {
     let linted = actionlint(&project);
     assert!(!linted.status.success());
     assert!(
-        report(&linted).contains("input \"expected-failure\" is not defined"),
+        said(&linted).contains("input \"expected-failure\" is not defined"),
         "{}",
-        report(&linted)
+        said(&linted)
     );
 }
 
@@ -171,5 +162,5 @@ fn the_action_and_release_scripts_pass_shellcheck() {
         .args(scripts.iter().map(|script| workspace().join(script)))
         .output()
         .expect("shellcheck runs");
-    assert!(checked.status.success(), "shellcheck: {}", report(&checked));
+    assert!(checked.status.success(), "shellcheck: {}", said(&checked));
 }
