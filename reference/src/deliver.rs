@@ -4,12 +4,22 @@
 //! Rules (see `docs/rules.md`): TC-SEND-001, TC-SEND-002, TC-SEND-003,
 //! TC-SEND-004, TC-SEND-005, TC-SEND-006, TC-SEND-007, TC-ANS-009.
 
-use std::error::Error as _;
 use std::io::ErrorKind;
+use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::HeaderMap;
-use reqwest::{redirect, Response, StatusCode};
+use bytes::Bytes;
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::{Body as _, Incoming};
+use hyper::header::HeaderMap;
+use hyper::{StatusCode, Uri};
+use hyper_rustls::{HttpsConnector, HttpsConnectorBuilder};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::{TokioExecutor, TokioTimer};
+use reqwest::redirect;
+use rustls::pki_types::pem::PemObject as _;
+use rustls::pki_types::CertificateDer;
 
 use crate::errors::AgentMessage;
 use crate::request::OutboundRequest;
@@ -63,9 +73,11 @@ impl DeliveryFailure {
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
     #[error("the CA file holds no usable PEM certificate: {0}")]
-    UnusableCa(reqwest::Error),
+    UnusableCa(rustls::pki_types::pem::Error),
     #[error("the CA file holds no PEM certificate")]
     NoCertificate,
+    #[error("the system's or the CA file's certificates cannot be used: {0}")]
+    Trust(rustls::Error),
     #[error("the HTTP client could not be built: {0}")]
     Build(reqwest::Error),
 }
@@ -79,10 +91,21 @@ pub fn install_crypto_provider() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
+/// The pooled client every call's request goes through: hyper's own, with
+/// TLS by rustls. Nothing between the call and the connection: no redirect
+/// policy, retry layer, proxy lookup or second parse of the URL.
+type Pooled = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// How long an unused pooled connection is kept: reqwest's default, which
+/// the gateway had before.
+const POOL_IDLE: Duration = Duration::from_secs(90);
+
 /// One HTTP client for the gateway's lifetime, so connections are pooled.
 #[derive(Debug, Clone)]
 pub struct Deliverer {
-    client: reqwest::Client,
+    client: Pooled,
+    /// The private CAs trusted besides the system's, for [`Deliverer::client`].
+    trusted: Arc<[CertificateDer<'static>]>,
     deadline: Duration,
 }
 
@@ -95,38 +118,82 @@ impl Deliverer {
         trusted_ca_pem: Option<&[u8]>,
     ) -> Result<Deliverer, ClientError> {
         let trusted = match trusted_ca_pem {
-            Some(pem) => {
-                reqwest::Certificate::from_pem_bundle(pem).map_err(ClientError::UnusableCa)?
-            }
+            Some(pem) => CertificateDer::pem_slice_iter(pem)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(ClientError::UnusableCa)?,
             None => Vec::new(),
         };
         if trusted_ca_pem.is_some() && trusted.is_empty() {
             return Err(ClientError::NoCertificate);
         }
         install_crypto_provider();
-        let client = reqwest::Client::builder()
-            .tls_certs_merge(trusted)
-            // TC-SEND-003: a redirect is the answer, not an instruction.
-            .redirect(redirect::Policy::none())
-            // TC-SEND-001, TC-SEND-002: reqwest retries some protocol failures
-            // by default; this request is sent once whatever happens.
-            .retry(reqwest::retry::never())
-            // The verified host is reached directly, never through a proxy the
-            // environment happens to name.
-            .no_proxy()
-            .build()
-            .map_err(ClientError::Build)?;
-        Ok(Deliverer { client, deadline })
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        // The system's roots and the private CAs, verified as reqwest did.
+        let verifier = rustls_platform_verifier::Verifier::new_with_extra_roots(
+            trusted.iter().cloned(),
+            Arc::clone(&provider),
+        )
+        .map_err(ClientError::Trust)?;
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(ClientError::Trust)?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(verifier))
+            .with_no_client_auth();
+        let mut tcp = HttpConnector::new();
+        // `https://` URLs go through the TLS layer, which needs the TCP
+        // connector to take them.
+        tcp.enforce_http(false);
+        // Each request is written as soon as it is ready, as reqwest did.
+        tcp.set_nodelay(true);
+        // An upstream that offers HTTP/2 in TLS's ALPN is spoken to in it.
+        let connector = HttpsConnectorBuilder::new()
+            .with_tls_config(tls)
+            .https_or_http()
+            .enable_all_versions()
+            .wrap_connector(tcp);
+        let client = Client::builder(TokioExecutor::new())
+            .timer(TokioTimer::new())
+            .pool_timer(TokioTimer::new())
+            .pool_idle_timeout(POOL_IDLE)
+            // TC-SEND-001: hyper re-sends a request only when a pooled
+            // connection closed before any byte of it was written, so the
+            // upstream never saw it; reqwest left this on too. Nothing else
+            // is retried, and no redirect is followed (TC-SEND-003): this
+            // client has no such layers.
+            .retry_canceled_requests(true)
+            .build(connector);
+        Ok(Deliverer {
+            client,
+            trusted: trusted.into(),
+            deadline,
+        })
     }
 
     pub fn deadline(&self) -> Duration {
         self.deadline
     }
 
-    /// The HTTP client, for the API's other endpoints (its token URL),
-    /// with the same trust and no redirects, retries or proxy.
-    pub fn client(&self) -> reqwest::Client {
-        self.client.clone()
+    /// A reqwest client for the API's other endpoints (its token URL), off
+    /// the call path: the same trust, and no redirects, retries or proxy.
+    pub fn client(&self) -> Result<reqwest::Client, ClientError> {
+        let trusted = self
+            .trusted
+            .iter()
+            .map(|der| reqwest::Certificate::from_der(der))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(ClientError::Build)?;
+        reqwest::Client::builder()
+            .tls_certs_merge(trusted)
+            // TC-SEND-003: a redirect is the answer, not an instruction.
+            .redirect(redirect::Policy::none())
+            // TC-SEND-001, TC-SEND-002: sent once whatever happens.
+            .retry(reqwest::retry::never())
+            // The verified host is reached directly, never through a proxy the
+            // environment happens to name.
+            .no_proxy()
+            .build()
+            .map_err(ClientError::Build)
     }
 
     /// Sends the request once and reads at most `budget` bytes of the body,
@@ -137,23 +204,31 @@ impl Deliverer {
         request: OutboundRequest,
         budget: usize,
     ) -> Result<Delivered, DeliveryFailure> {
-        let mut builder = self
-            .client
-            .request(request.method, request.url)
-            .headers(request.headers);
-        if let Some(body) = request.body {
-            builder = builder.body(body);
-        }
+        let uri = Uri::try_from(String::from(request.url))
+            .map_err(|error| DeliveryFailure::Other(error.to_string()))?;
+        let mut outbound =
+            hyper::Request::new(Full::new(request.body.map(Bytes::from).unwrap_or_default()));
+        *outbound.method_mut() = request.method;
+        *outbound.uri_mut() = uri;
+        *outbound.headers_mut() = request.headers;
         let exchange = async {
-            let mut response = builder.send().await.map_err(|error| classify(&error))?;
-            let status = response.status();
-            let headers = std::mem::take(response.headers_mut());
-            let (body, complete) = read_body(&mut response, budget)
+            let response = self
+                .client
+                .request(outbound)
+                .await
+                .map_err(|error| classify(&error))?;
+            let (parts, body) = response.into_parts();
+            let expected = body
+                .size_hint()
+                .exact()
+                .and_then(|length| usize::try_from(length).ok())
+                .unwrap_or(0);
+            let (body, complete) = read_body(body, expected, budget)
                 .await
                 .map_err(|error| classify(&error))?;
             Ok(Delivered {
-                status,
-                headers,
+                status: parts.status,
+                headers: parts.headers,
                 body,
                 complete,
             })
@@ -166,18 +241,19 @@ impl Deliverer {
     }
 }
 
-/// Reads chunks until the body ends or the budget is spent: an endless body
-/// still gives an answer (TC-ANS-009).
+/// Reads frames until the body ends or the budget is spent: an endless body
+/// still gives an answer (TC-ANS-009). Dropping the body unread closes its
+/// connection rather than pooling it.
 async fn read_body(
-    response: &mut Response,
+    mut incoming: Incoming,
+    expected: usize,
     budget: usize,
-) -> Result<(Vec<u8>, bool), reqwest::Error> {
-    let expected = response
-        .content_length()
-        .and_then(|length| usize::try_from(length).ok())
-        .unwrap_or(0);
+) -> Result<(Vec<u8>, bool), hyper::Error> {
     let mut body = Vec::with_capacity(expected.min(budget));
-    while let Some(chunk) = response.chunk().await? {
+    while let Some(frame) = incoming.frame().await {
+        let Ok(chunk) = frame?.into_data() else {
+            continue; // trailers
+        };
         let room = budget - body.len();
         if chunk.len() > room {
             reserve_within(&mut body, room, budget);
@@ -202,8 +278,8 @@ fn reserve_within(body: &mut Vec<u8>, additional: usize, budget: usize) {
 
 /// Sorts a failure into the kinds an agent can act on, so that a refused
 /// connection (TC-SEND-006) and a reset one (TC-SEND-002) each say so.
-fn classify(error: &reqwest::Error) -> DeliveryFailure {
-    let mut cause = error.source();
+fn classify(error: &(dyn std::error::Error + 'static)) -> DeliveryFailure {
+    let mut cause = Some(error);
     while let Some(current) = cause {
         if let Some(io) = current.downcast_ref::<std::io::Error>() {
             if let Some(rustls::Error::InvalidCertificate(why)) = tls_error(io) {
@@ -230,7 +306,7 @@ fn classify(error: &reqwest::Error) -> DeliveryFailure {
     DeliveryFailure::Other(describe(error))
 }
 
-/// The TLS failure inside an I/O error (two deep, as reqwest's connector
+/// The TLS failure inside an I/O error (two deep, as the TLS connector
 /// wraps it), which `source()` skips.
 fn tls_error(io: &std::io::Error) -> Option<&rustls::Error> {
     let inner = io.get_ref()?;
@@ -259,8 +335,9 @@ fn certificate_problem(why: &rustls::CertificateError) -> String {
     }
 }
 
-/// The error's causes, without reqwest's own summary (which repeats the URL).
-fn describe(error: &reqwest::Error) -> String {
+/// The error's causes, without the client's own summary ("client error
+/// (Connect)"), which says nothing an agent can act on.
+fn describe(error: &(dyn std::error::Error + 'static)) -> String {
     let mut causes = Vec::new();
     let mut cause = error.source();
     while let Some(current) = cause {

@@ -228,7 +228,7 @@ impl Gateway {
                     secret.clone(),
                     &upstream.base_url,
                     masked,
-                    deliverer.client(),
+                    deliverer.client()?,
                 )?))
             }
             (Some(_), None) => return Err(ConfigError::NoClientSecret),
