@@ -6,25 +6,31 @@
 //! tools and serialized once, at start-up, and those bytes are sent on every
 //! `tools/list` ([`tool_list`]).
 
+pub mod jsonrpc;
+mod lean;
 mod peek;
 mod refusal;
+mod sessions;
 mod single_answer;
 mod tool_list;
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
+use http_body_util::Full;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, ToolAnnotations,
+    ServerConfig, ServerResult, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::SessionManager as _;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use tokio_util::sync::CancellationToken;
@@ -32,7 +38,9 @@ use tokio_util::task::TaskTracker;
 
 use crate::convert;
 use crate::gateway::Gateway;
+use jsonrpc::Posted;
 pub use peek::tools_called;
+use sessions::{Seen, SessionTable};
 pub use tool_list::{SplicedBody, ToolsAllowed};
 use tool_list::{SplicingWriter, ToolList};
 
@@ -327,17 +335,27 @@ pub struct HttpOptions {
     pub on_loopback: bool,
 }
 
-/// TC-PROTO-001: one API's MCP endpoint over Streamable HTTP: rmcp's
-/// transport, with the tool list spliced in, the DNS-rebinding guard's
-/// refusals explained, and each answer on its POST's own response.
+/// TC-PROTO-001: one API's MCP endpoint over Streamable HTTP. `tools/call`
+/// and `tools/list` are answered by the endpoint itself ([`lean`]); every
+/// other message, and any request the lean path would answer differently
+/// from rmcp, goes to rmcp's transport, with the tool list spliced in, the
+/// DNS-rebinding guard's refusals explained, and each answer on its POST's
+/// own response.
 pub struct HttpEndpoint {
     server: McpServer,
     service: StreamableHttpService<McpServer, LocalSessionManager>,
-    /// Kept to count the live sessions.
-    sessions: Arc<LocalSessionManager>,
+    /// rmcp's sessions, closed from here when idle.
+    rmcp_sessions: Arc<LocalSessionManager>,
+    gate: lean::Gate,
     /// Ends this endpoint's sessions and their streams.
     closing: CancellationToken,
 }
+
+/// The largest request body read: rmcp's own limit, which it answers 413 past.
+const REQUEST_BODY_LIMIT: usize = 4 * 1024 * 1024;
+
+/// The header a session's ID is in.
+const SESSION_ID: &str = "mcp-session-id";
 
 impl HttpEndpoint {
     pub fn new(server: McpServer, options: &HttpOptions) -> Self {
@@ -355,6 +373,18 @@ impl HttpEndpoint {
         if options.on_loopback {
             origins.extend(LOOPBACK_ORIGINS.iter().map(|origin| origin.to_string()));
         }
+        let table = match options.sessions {
+            Sessions::InMemory { idle_timeout } => Some(SessionTable::new(idle_timeout)),
+            Sessions::Stateless => None,
+        };
+        let param_headers = server
+            .gateway()
+            .tools()
+            .iter()
+            .filter(|tool| lean::asks_for_param_headers(&tool.input_schema))
+            .map(|tool| tool.name.clone())
+            .collect();
+        let gate = lean::Gate::new(&hosts, table, param_headers);
         let config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(hosts)
             .with_allowed_origins(origins)
@@ -365,15 +395,20 @@ impl HttpEndpoint {
             // and no SSE event for a large answer to outgrow (TC-PROTO-009).
             .with_json_response(true)
             .with_legacy_session_mode(matches!(options.sessions, Sessions::InMemory { .. }))
+            .with_max_request_body_bytes(REQUEST_BODY_LIMIT)
             .with_cancellation_token(closing.clone());
-        let sessions = Arc::new(session_manager(options.sessions));
+        let rmcp_sessions = Arc::new(session_manager());
         let made = server.clone();
-        let service =
-            StreamableHttpService::new(move || Ok(made.clone()), Arc::clone(&sessions), config);
+        let service = StreamableHttpService::new(
+            move || Ok(made.clone()),
+            Arc::clone(&rmcp_sessions),
+            config,
+        );
         Self {
             server,
             service,
-            sessions,
+            rmcp_sessions,
+            gate,
             closing,
         }
     }
@@ -390,9 +425,126 @@ impl HttpEndpoint {
         B::Data: Send + 'static,
         B::Error: std::fmt::Display,
     {
+        if self.gate.sessions().is_some_and(SessionTable::sweep_due) {
+            self.close_idle_sessions().await;
+        }
+        if !self.gate.admits(&request) {
+            return self.by_rmcp(request).await;
+        }
+        let (parts, body) = request.into_parts();
+        let body = match lean::read_body(body, REQUEST_BODY_LIMIT).await {
+            Ok(body) => body,
+            Err(unread) => {
+                return unread
+                    .response()
+                    .map(|text| SplicedBody::Whole([text].into()))
+            }
+        };
+        let posted = jsonrpc::read(&body);
+        let initialized = matches!(posted, Posted::Initialized);
+        let allowed = parts
+            .extensions
+            .get::<ToolsAllowed>()
+            .copied()
+            .unwrap_or_default();
+        match posted {
+            Posted::Call {
+                id,
+                name,
+                arguments,
+                meta,
+            } => {
+                if let Some(era) = self
+                    .gate
+                    .era(&parts.headers, "tools/call", Some(&name), &meta)
+                {
+                    let result = self
+                        .server
+                        .call(&name, arguments.map(serde_json::Value::Object), allowed)
+                        .await
+                        .map(ServerResult::CallToolResult);
+                    return self.answer(era, id, result);
+                }
+            }
+            Posted::List { id, meta } => {
+                if let Some(era) = self.gate.era(&parts.headers, "tools/list", None, &meta) {
+                    let result = ServerResult::ListToolsResult(self.server.tools.result(allowed));
+                    return self.answer(era, id, Ok(result));
+                }
+            }
+            Posted::Initialized | Posted::Other => {}
+        }
+        let session = session_of(&parts.headers);
+        let response = self
+            .by_rmcp(hyper::Request::from_parts(parts, Full::new(body)))
+            .await;
+        if let (true, Some(id), Some(table)) = (initialized, session, self.gate.sessions()) {
+            if response.status().is_success() {
+                table.initialized(&id);
+            }
+        }
+        response
+    }
+
+    /// A lean request's answer, as one JSON body.
+    fn answer(
+        &self,
+        era: lean::Era,
+        id: rmcp::model::RequestId,
+        result: Result<ServerResult, ErrorData>,
+    ) -> hyper::Response<SplicedBody> {
+        let message = lean::message(era, id, result);
+        let body = match serde_json::to_vec(&message) {
+            Ok(bytes) => Bytes::from(bytes),
+            // Never: rmcp's messages are plain JSON values.
+            Err(error) => {
+                tracing::error!(%error, "an answer could not be written as JSON (a bug)");
+                let mut response = hyper::Response::new(SplicedBody::Whole(VecDeque::new()));
+                *response.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+                return response;
+            }
+        };
+        let pieces = match self.server.tools.splice(&body) {
+            Some(pieces) => VecDeque::from(pieces),
+            None => VecDeque::from([body]),
+        };
+        lean::response(era, SplicedBody::Whole(pieces))
+    }
+
+    /// A request rmcp's transport answers, and what its answer says of the
+    /// sessions.
+    async fn by_rmcp<B>(&self, request: hyper::Request<B>) -> hyper::Response<SplicedBody>
+    where
+        B: hyper::body::Body + Send + 'static,
+        B::Data: Send + 'static,
+        B::Error: std::fmt::Display,
+    {
         let method = request.method().clone();
         let asked = refusal::Asked::of(&request);
+        let session = session_of(request.headers());
+        if let (Some(id), Some(table)) = (&session, self.gate.sessions()) {
+            if table.used(id) == Seen::Unknown {
+                // Idle too long: closed, so that rmcp says it is gone.
+                self.close_session(id).await;
+            }
+        }
         let response = self.service.handle(request).await;
+        if let Some(table) = self.gate.sessions() {
+            match (&session, response.headers().get(SESSION_ID)) {
+                (None, Some(opened)) if response.status().is_success() => {
+                    if let Ok(opened) = opened.to_str() {
+                        table.opened(opened);
+                    }
+                }
+                (Some(id), _) => {
+                    let closed = method == hyper::Method::DELETE && response.status().is_success();
+                    if closed || response.status() == hyper::StatusCode::NOT_FOUND {
+                        table.ended(id);
+                    }
+                }
+                _ => {}
+            }
+        }
         let response = match method {
             _ if response.status() == hyper::StatusCode::FORBIDDEN => {
                 refusal::explain(response, asked).await
@@ -406,15 +558,38 @@ impl HttpEndpoint {
         self.server.tools.splice_response(response).await
     }
 
+    async fn close_session(&self, id: &str) {
+        let id: rmcp::transport::streamable_http_server::session::SessionId = id.into();
+        // An error means the session is gone already.
+        let _ = self.rmcp_sessions.close_session(&id).await;
+    }
+
+    /// Closes the sessions idle for the operator's timeout, and forgets
+    /// those rmcp ended on its own.
+    async fn close_idle_sessions(&self) {
+        let Some(table) = self.gate.sessions() else {
+            return;
+        };
+        for id in table.idle() {
+            self.close_session(&id).await;
+        }
+        let alive = self.rmcp_sessions.sessions.read().await;
+        table.retain(|id| alive.contains_key(id));
+    }
+
     /// The sessions alive now.
     pub async fn sessions_alive(&self) -> usize {
-        self.sessions.sessions.read().await.len()
+        self.close_idle_sessions().await;
+        self.gate.sessions().map_or(0, SessionTable::len)
     }
 
     /// The IDs of the sessions alive now.
     pub async fn session_ids(&self) -> std::collections::HashSet<String> {
-        let sessions = self.sessions.sessions.read().await;
-        sessions.keys().map(|id| id.to_string()).collect()
+        self.close_idle_sessions().await;
+        self.gate
+            .sessions()
+            .map(SessionTable::ids)
+            .unwrap_or_default()
     }
 
     /// Tool calls from their arrival to their answer, waiting for a turn
@@ -432,30 +607,40 @@ impl HttpEndpoint {
     /// Ends every session of the endpoint and its streams.
     pub fn end_sessions(&self) {
         self.closing.cancel();
+        if let Some(table) = self.gate.sessions() {
+            table.clear();
+        }
     }
 }
 
-/// The sessions of the `initialize` era.
+/// The session ID a request shows, if any.
+fn session_of(headers: &hyper::HeaderMap) -> Option<String> {
+    headers
+        .get(SESSION_ID)
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// rmcp's sessions of the `initialize` era.
 ///
 /// rmcp keeps each finished request's SSE events for a late resume (60 s by
 /// default), and its session worker scans all of them on every message it
 /// handles: at 1,000 calls a second that is 60,000 entries walked per message,
 /// CPU and memory that grow with the call rate (and a 1 MB answer held a
 /// minute after it was sent). Nothing is kept once a request has been
-/// answered: a tools/call answer is one message on its POST's own stream
+/// answered: every answer is one message on its POST's own response
 /// (TC-PROTO-008), so there is nothing left to resume.
 ///
-/// A session lives until its client's DELETE, or until it has been idle for
-/// the operator's timeout: rmcp's session worker closes it when no message
-/// has come or gone for that long, even while a call of the session waits
-/// on the API (its answer is then lost), hence main.rs's warning below the
-/// call deadline.
-fn session_manager(sessions: Sessions) -> LocalSessionManager {
+/// rmcp's own idle timeout is off: a ready session's calls never reach its
+/// session worker, which would close a busy session as idle. The endpoint's
+/// table times sessions out instead ([`sessions`]), closing one idle for the
+/// operator's timeout even while a call of it waits on the API (its answer
+/// is then still sent, on its POST), hence main.rs's warning below the call
+/// deadline.
+fn session_manager() -> LocalSessionManager {
     let mut manager = LocalSessionManager::default();
     manager.session_config.completed_cache_ttl = Duration::ZERO;
-    if let Sessions::InMemory { idle_timeout } = sessions {
-        manager.session_config.keep_alive = Some(idle_timeout);
-    }
+    manager.session_config.keep_alive = None;
     manager
 }
 
@@ -471,4 +656,266 @@ fn session_closed(
         *response.body_mut() = http_body_util::BodyExt::boxed(http_body_util::Empty::new());
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    //! The lean path against rmcp's transport: the same request, answered
+    //! by both, must get the same status, headers and bytes, in every era.
+
+    use std::path::Path;
+
+    use http_body_util::BodyExt as _;
+    use serde_json::{json, Value};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    use super::*;
+    use crate::gateway::UpstreamConfig;
+
+    async fn upstream() -> MockServer {
+        let server = MockServer::start().await;
+        Mock::given(wiremock::matchers::any())
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({"id": 1, "name": "Rex"})))
+            .mount(&server)
+            .await;
+        server
+    }
+
+    fn server(upstream: &MockServer) -> McpServer {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/petstore.yaml");
+        let document = crate::load::load_path(&path).expect("the fixture loads");
+        let catalogue = convert::convert(&document).expect("the fixture converts");
+        let config = UpstreamConfig {
+            base_url: upstream.uri(),
+            credential: None,
+            placement: None,
+            trusted_ca_pem: None,
+            also_masked: Vec::new(),
+            exchange: None,
+        };
+        McpServer::limitable(Arc::new(
+            Gateway::new(catalogue, config).expect("a gateway"),
+        ))
+    }
+
+    fn endpoint(server: McpServer, sessions: Sessions) -> HttpEndpoint {
+        let options = HttpOptions {
+            access: HttpAccess::default(),
+            sessions,
+            on_loopback: true,
+        };
+        HttpEndpoint::new(server, &options)
+    }
+
+    fn post(
+        message: &Value,
+        headers: &[(&str, &str)],
+        allowed: ToolsAllowed,
+    ) -> hyper::Request<Full<Bytes>> {
+        let mut request = hyper::Request::post("/mcp")
+            .header("host", "localhost:3000")
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let mut request = request
+            .body(Full::new(Bytes::from(message.to_string())))
+            .expect("a request");
+        request.extensions_mut().insert(allowed);
+        request
+    }
+
+    /// Status, the headers that matter, and the body.
+    async fn read(response: hyper::Response<SplicedBody>) -> (u16, Vec<(String, String)>, String) {
+        let status = response.status().as_u16();
+        let mut headers: Vec<(String, String)> = response
+            .headers()
+            .iter()
+            .filter(|(name, _)| name.as_str() != "content-length" && name.as_str() != "date")
+            .map(|(name, value)| (name.to_string(), value.to_str().unwrap_or("?").to_owned()))
+            .collect();
+        headers.sort();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .expect("read")
+            .to_bytes();
+        (status, headers, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    /// The requests an agent makes, each with an answer of another kind.
+    fn requests(meta: Option<&Value>) -> Vec<(Value, ToolsAllowed)> {
+        let with_meta = |mut params: Value| {
+            if let Some(meta) = meta {
+                params["_meta"] = meta.clone();
+            }
+            params
+        };
+        let call = |id: Value, name: &str, arguments: Value| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                   "params": with_meta(json!({"name": name, "arguments": arguments}))})
+        };
+        let list = |id: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": with_meta(json!({}))});
+        vec![
+            (
+                call(json!(1), "showPetById", json!({"petId": "7"})),
+                ToolsAllowed::All,
+            ),
+            (
+                call(json!("s"), "listPets", json!({"limit": 0})),
+                ToolsAllowed::All,
+            ),
+            (call(json!(3), "noSuchTool", json!({})), ToolsAllowed::All),
+            (
+                call(json!(4), "createPet", json!({"body": {"name": "Rex"}})),
+                ToolsAllowed::ReadOnly,
+            ),
+            (call(json!(5), "listPets", Value::Null), ToolsAllowed::All),
+            (list(json!(6)), ToolsAllowed::All),
+            (list(json!("seven")), ToolsAllowed::ReadOnly),
+        ]
+    }
+
+    /// Each request through the endpoint and through rmcp alone.
+    async fn compare(endpoint: &HttpEndpoint, headers: &[(&str, &str)], meta: Option<&Value>) {
+        for (message, allowed) in requests(meta) {
+            let method = message["method"].as_str().expect("a method");
+            let name = message["params"]["name"].as_str();
+            let mut headers = headers.to_vec();
+            let mcp_name = name.unwrap_or_default().to_owned();
+            if meta.is_some() {
+                headers.push(("mcp-method", method));
+                if name.is_some() {
+                    headers.push(("mcp-name", &mcp_name));
+                }
+            }
+            let lean_request = post(&message, &headers, allowed);
+            let body = serde_json::to_vec(&message).expect("JSON");
+            let (jsonrpc::Posted::Call {
+                meta: read_meta, ..
+            }
+            | jsonrpc::Posted::List {
+                meta: read_meta, ..
+            }) = jsonrpc::read(&body)
+            else {
+                panic!("{message} is not read as a lean request");
+            };
+            assert!(endpoint.gate.admits(&lean_request), "{message}");
+            assert!(
+                endpoint
+                    .gate
+                    .era(lean_request.headers(), method, name, &read_meta)
+                    .is_some(),
+                "{message} would go to rmcp"
+            );
+            let lean = read(endpoint.handle(lean_request).await).await;
+            let rmcp = read(endpoint.by_rmcp(post(&message, &headers, allowed)).await).await;
+            assert_eq!(lean, rmcp, "{message}");
+        }
+    }
+
+    #[tokio::test]
+    async fn answers_match_rmcp_in_a_session() {
+        let upstream = upstream().await;
+        let endpoint = endpoint(
+            server(&upstream),
+            Sessions::InMemory {
+                idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            },
+        );
+        let version = [("mcp-protocol-version", "2025-11-25")];
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "lean-test", "version": "1"}}});
+        let opened = endpoint
+            .handle(post(&initialize, &version, ToolsAllowed::All))
+            .await;
+        let session = opened.headers()[SESSION_ID]
+            .to_str()
+            .expect("an ID")
+            .to_owned();
+        assert_eq!(endpoint.sessions_alive().await, 1);
+        let with_session = [version[0], (SESSION_ID, session.as_str())];
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let accepted = endpoint
+            .handle(post(&initialized, &with_session, ToolsAllowed::All))
+            .await;
+        assert!(accepted.status().is_success());
+        compare(&endpoint, &with_session, None).await;
+        // Without the version header, as clients of 2025-03-26 post.
+        compare(&endpoint, &with_session[1..], None).await;
+
+        let delete = hyper::Request::delete("/mcp")
+            .header("host", "localhost")
+            .header(SESSION_ID, &session)
+            .body(Full::new(Bytes::new()))
+            .expect("a request");
+        assert_eq!(endpoint.handle(delete).await.status(), 204);
+        assert_eq!(endpoint.sessions_alive().await, 0);
+        let gone = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"});
+        let after = endpoint
+            .handle(post(&gone, &with_session, ToolsAllowed::All))
+            .await;
+        assert_eq!(after.status(), 404, "a closed session is unknown");
+    }
+
+    #[tokio::test]
+    async fn answers_match_rmcp_without_sessions() {
+        let upstream = upstream().await;
+        for sessions in [
+            Sessions::Stateless,
+            Sessions::InMemory {
+                idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+            },
+        ] {
+            let endpoint = endpoint(server(&upstream), sessions);
+            let meta = json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "lean-test", "version": "1"},
+            });
+            compare(
+                &endpoint,
+                &[("mcp-protocol-version", "2026-07-28")],
+                Some(&meta),
+            )
+            .await;
+            if sessions == Sessions::Stateless {
+                compare(&endpoint, &[("mcp-protocol-version", "2025-11-25")], None).await;
+                compare(&endpoint, &[], None).await;
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn an_idle_session_is_closed_in_rmcp_too() {
+        let upstream = upstream().await;
+        let endpoint = endpoint(
+            server(&upstream),
+            Sessions::InMemory {
+                idle_timeout: Duration::from_millis(200),
+            },
+        );
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "lean-test", "version": "1"}}});
+        let opened = endpoint
+            .handle(post(&initialize, &[], ToolsAllowed::All))
+            .await;
+        let session = opened.headers()[SESSION_ID]
+            .to_str()
+            .expect("an ID")
+            .to_owned();
+        assert_eq!(endpoint.sessions_alive().await, 1);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(endpoint.sessions_alive().await, 0);
+        assert!(endpoint.rmcp_sessions.sessions.read().await.is_empty());
+        let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+        let after = endpoint
+            .handle(post(&ping, &[(SESSION_ID, &session)], ToolsAllowed::All))
+            .await;
+        assert_eq!(after.status(), 404);
+    }
 }

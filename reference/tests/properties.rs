@@ -850,3 +850,110 @@ proptest! {
         }
     }
 }
+
+// ------------------------------------------------------------------ the JSON-RPC reader
+
+/// A JSON-RPC envelope from pieces: fields of every type under the names
+/// the reader looks for, methods that are almost its own, and now and then
+/// a batch or a duplicate key.
+fn envelope() -> impl Strategy<Value = String> {
+    let id = prop::sample::select(vec![
+        "1",
+        "-7",
+        "1.5",
+        "1e3",
+        "18446744073709551615",
+        r#""a""#,
+        "null",
+        "[]",
+    ]);
+    let method = prop::sample::select(vec![
+        r#""tools/call""#,
+        r#""tools/list""#,
+        r#""tools\/call""#,
+        r#""notifications/initialized""#,
+        r#""ping""#,
+        "7",
+    ]);
+    let scalar = prop_oneof![
+        Just("null".to_owned()),
+        any::<i64>().prop_map(|n| n.to_string()),
+        text().prop_map(|text| Value::String(text).to_string()),
+    ];
+    let argument = prop_oneof![
+        scalar.clone(),
+        prop::collection::btree_map(text(), scalar.clone(), 0..3)
+            .prop_map(|map| json!(map).to_string()),
+    ];
+    let param = prop_oneof![
+        scalar.clone().prop_map(|name| format!(r#""name":{name}"#)),
+        argument.prop_map(|arguments| format!(r#""arguments":{arguments}"#)),
+        scalar.clone().prop_map(|version| format!(
+            r#""_meta":{{"io.modelcontextprotocol/protocolVersion":{version},"io.modelcontextprotocol/clientCapabilities":{{}}}}"#
+        )),
+        scalar.clone().prop_map(|task| format!(r#""task":{task}"#)),
+    ];
+    let params = prop::collection::vec(param, 0..4)
+        .prop_map(|fields| format!(r#""params":{{{}}}"#, fields.join(",")));
+    let field = prop_oneof![
+        Just(r#""jsonrpc":"2.0""#.to_owned()),
+        Just(r#""jsonrpc":"1.0""#.to_owned()),
+        id.prop_map(|id| format!(r#""id":{id}"#)),
+        method.prop_map(|method| format!(r#""method":{method}"#)),
+        params,
+    ];
+    (prop::collection::vec(field, 0..6), any::<bool>()).prop_map(|(fields, batch)| {
+        let one = format!("{{{}}}", fields.join(","));
+        if batch {
+            format!("[{one}]")
+        } else {
+            one
+        }
+    })
+}
+
+/// What the reader takes as a call or a list is one, as a general JSON
+/// parser reads the same bytes.
+fn judge_reading(body: &[u8]) {
+    use hosted_mcp_gateway::mcp::jsonrpc::{read, Posted};
+    let (method, id, name, arguments) = match read(body) {
+        Posted::Call {
+            id,
+            name,
+            arguments,
+            ..
+        } => ("tools/call", id, Some(name), Some(arguments)),
+        Posted::List { id, .. } => ("tools/list", id, None, None),
+        Posted::Initialized | Posted::Other => return,
+    };
+    let value: Value = serde_json::from_slice(body).expect("a read request is JSON");
+    assert_eq!(value["jsonrpc"], "2.0");
+    assert_eq!(value["method"], method);
+    let id = serde_json::to_value(id).expect("an id serializes");
+    assert!(id.is_i64() || id.is_string(), "{id}");
+    assert_eq!(value["id"], id);
+    if let Some(name) = name {
+        assert_eq!(value["params"]["name"], name.as_str());
+    }
+    if let Some(arguments) = arguments {
+        let sent = &value["params"]["arguments"];
+        match arguments {
+            None => assert!(sent.is_null(), "{sent}"),
+            Some(arguments) => assert_eq!(sent, &Value::Object(arguments)),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    #[test]
+    fn the_json_rpc_reader_takes_any_bytes(body in prop::collection::vec(any::<u8>(), 0..64)) {
+        judge_reading(&body);
+    }
+
+    #[test]
+    fn the_json_rpc_reader_reads_calls_as_a_json_parser_does(body in envelope()) {
+        judge_reading(body.as_bytes());
+    }
+}
