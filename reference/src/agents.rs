@@ -14,6 +14,7 @@
 
 mod admitted;
 mod authority;
+mod errors;
 mod hash;
 mod keys;
 mod sessions;
@@ -28,7 +29,8 @@ pub use admitted::{
     Admitted, AgentsSettings, KeysSettings, OAuthSettings, Reach, Refusal, ScopeNames,
     DEFAULT_KEY_REFRESH_INTERVAL,
 };
-pub use authority::Authorities;
+pub use authority::{Authorities, KEYS_REFRESHED_EVERY};
+pub use errors::{FetchError, GateError, RandomFailed};
 pub use keys::{line_for, new_key, KeyRing};
 pub use sessions::{Bookkeeping, SessionOwners};
 
@@ -107,7 +109,7 @@ impl Gate {
         resource: Resource,
         authorities: &Authorities,
         client: &reqwest::Client,
-    ) -> Result<Gate, String> {
+    ) -> Result<Gate, GateError> {
         let mut gate = Gate::open(resource);
         if let Some(keys) = &settings.keys {
             let ring = KeyRing::read(&keys.file)?;
@@ -115,7 +117,7 @@ impl Gate {
                 None => KeyPlace::Bearer,
                 Some(name) => KeyPlace::Header(
                     HeaderName::from_bytes(name.as_bytes())
-                        .map_err(|_| format!("`{name}` is not a header name for agents' keys"))?,
+                        .map_err(|_| GateError::KeyHeaderName)?,
                     name.clone(),
                 ),
             };
@@ -124,7 +126,13 @@ impl Gate {
         }
         if let Some(oauth) = &settings.oauth {
             if oauth.issuers.is_empty() {
-                return Err("MCP authorization needs at least one authorization server".into());
+                return Err(GateError::NoIssuer);
+            }
+            for issuer in &oauth.issuers {
+                oauth
+                    .cleartext
+                    .check(issuer)
+                    .map_err(|why| GateError::IssuerUrl { why })?;
             }
             let algorithms = if oauth.algorithms.is_empty() {
                 token::DEFAULT_ALGORITHMS.to_vec()
@@ -132,16 +140,15 @@ impl Gate {
                 oauth
                     .algorithms
                     .iter()
-                    .map(|name| {
-                        name.parse()
-                            .map_err(|_| format!("`{name}` is not a JWT signing algorithm"))
-                    })
+                    .map(|name| name.parse().map_err(|_| GateError::UnknownAlgorithm))
                     .collect::<Result<_, _>>()?
             };
             let authorities = oauth
                 .issuers
                 .iter()
-                .map(|issuer| authorities.get(issuer, client, oauth.key_refresh_interval))
+                .map(|issuer| {
+                    authorities.get(issuer, client, oauth.key_refresh_interval, oauth.cleartext)
+                })
                 .collect();
             gate.tokens = Some(TokenCheck::new(
                 gate.resource.url.clone(),
@@ -255,6 +262,15 @@ impl Gate {
                     retry_after: Some(self.retry_after.as_secs().max(1)),
                     message: AgentMessage::AgentCheckUnavailable.render(),
                 }
+            }
+            Refusal::KeyNotYetKnown { retry_after } => {
+                let seconds = retry_after.as_secs_f64().ceil().max(1.0) as u64;
+                return Refused {
+                    status: StatusCode::SERVICE_UNAVAILABLE,
+                    challenge: None,
+                    retry_after: Some(seconds),
+                    message: AgentMessage::AgentKeyPending { seconds }.render(),
+                };
             }
         };
         let message = message.render();
@@ -375,10 +391,10 @@ fn has_token(query: &str) -> bool {
 
 /// A client for the authorization servers' metadata and keys, on the same
 /// TLS stack as the upstream's.
-pub fn authority_client() -> Result<reqwest::Client, String> {
+pub fn authority_client() -> Result<reqwest::Client, GateError> {
     crate::deliver::install_crypto_provider();
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
-        .map_err(|e| format!("cannot make the HTTP client for authorization servers: {e}"))
+        .map_err(GateError::Client)
 }

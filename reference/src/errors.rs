@@ -249,6 +249,24 @@ catalogue! {
         operator: "The log says when the authorization server was lost and when it answers again: check that the gateway reaches it (its metadata and `jwks_uri`).",
         example: AgentMessage::AgentCheckUnavailable,
     }
+    AgentKeyPending {
+        code: "AGENT_KEY_PENDING",
+        delivery: HttpRefusal,
+        produced_by: ProducedBy::Reference(
+            "checking access tokens: a token signed by a key the gateway does not hold yet, \
+             when its keys were fetched too recently to fetch them again: HTTP 503 with \
+             `Retry-After`; `reference/tests/agents.rs` produces it",
+        ),
+        meaning: "The access token names a signing key this gateway does not hold, and it fetched \
+                  the authorization server's keys too recently to fetch them again now \
+                  (`key_refresh_interval`, which spares the server a flood of made-up key ids). \
+                  The key may be new (a rotation), so the token is not called invalid: HTTP 503 \
+                  with `Retry-After`, after which the keys are fetched again and the token \
+                  checked. Nothing reached the API.",
+        agent: "Keep the token and send the request again after the time `Retry-After` gives; a 401 then means the token is not good.",
+        operator: "Nothing, unless it lasts: a rotation at the authorization server is taken within `key_refresh_interval`. Many of these from one agent are made-up key ids.",
+        example: AgentMessage::AgentKeyPending { seconds: 7 },
+    }
     ArgumentsInvalid {
         code: "ARGUMENTS_INVALID",
         delivery: ToolError,
@@ -607,6 +625,9 @@ pub enum AgentMessage {
         needed: String,
     },
     AgentCheckUnavailable,
+    AgentKeyPending {
+        seconds: u64,
+    },
     ArgumentsInvalid {
         violations: Vec<Violation>,
     },
@@ -713,6 +734,11 @@ impl AgentMessage {
                 out,
                 "the access token cannot be checked now: the authorization server's keys cannot \
                  be fetched; try again later"
+            ),
+            AgentMessage::AgentKeyPending { seconds } => write!(
+                out,
+                "the access token is signed by a key this gateway does not hold yet; its keys are \
+                 fetched again shortly: send the request again in {seconds} seconds"
             ),
             AgentMessage::ArgumentsInvalid { violations } => {
                 write!(

@@ -35,6 +35,15 @@ const FAILURE_KEPT: Duration = Duration::from_secs(1);
 /// How long a token without `expires_in` is kept.
 const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
 
+/// The shortest and longest a token is kept, whatever `expires_in` says:
+/// `0` (or a past expiry) would ask for a token on every call, and a
+/// lifetime of centuries would keep a revoked token for ever.
+const SHORTEST_LIFETIME: Duration = Duration::from_secs(1);
+const LONGEST_LIFETIME: Duration = Duration::from_secs(24 * 3600);
+
+/// The most of the token endpoint's answer that is read.
+const ANSWER_LIMIT: usize = 64 * 1024;
+
 /// The most of a token's life given up to renew it early.
 const RENEW_MARGIN: Duration = Duration::from_secs(60);
 
@@ -101,6 +110,8 @@ pub enum TokenFailure {
     },
     /// A success that holds no token.
     NoToken,
+    /// An answer longer than any token endpoint's.
+    TooLong,
 }
 
 impl ClientCredentials {
@@ -115,14 +126,9 @@ impl ClientCredentials {
         client: reqwest::Client,
     ) -> Result<ClientCredentials, DestinationError> {
         let token_url =
-            Url::parse(&config.token_url).map_err(|reason| DestinationError::NotAUrl {
-                base_url: config.token_url.clone(),
-                reason,
-            })?;
+            Url::parse(&config.token_url).map_err(|reason| DestinationError::NotAUrl { reason })?;
         if !matches!(token_url.scheme(), "http" | "https") {
-            return Err(DestinationError::NotHttp {
-                base_url: config.token_url.clone(),
-            });
+            return Err(DestinationError::NotHttp);
         }
         // Checked once here, so that a token never makes a call fail on it.
         Destination::new(base_url, None, None)?;
@@ -208,8 +214,9 @@ impl ClientCredentials {
         #[derive(Deserialize)]
         struct Issued {
             access_token: String,
+            /// A number of seconds; some servers write it as a string.
             #[serde(default)]
-            expires_in: Option<u64>,
+            expires_in: Option<serde_json::Value>,
         }
         #[derive(Deserialize)]
         struct Refused {
@@ -247,7 +254,7 @@ impl ClientCredentials {
             .await
             .map_err(|error| failure_of(&error))?;
         let status = response.status();
-        let body = response.bytes().await.map_err(|error| failure_of(&error))?;
+        let body = read_limited(response).await?;
         if !status.is_success() {
             // Only the OAuth error code is kept, and only a code's letters:
             // the body is the token server's, and may echo what was sent.
@@ -274,9 +281,7 @@ impl ClientCredentials {
         .map_err(|_| TokenFailure::NoToken)?;
         let token = answer::secret_forms(&issued.access_token, Some(&CredentialPlacement::Bearer));
         let masker = Masker::of(self.masked.iter().cloned().chain([token]));
-        let lifetime = issued
-            .expires_in
-            .map_or(DEFAULT_LIFETIME, Duration::from_secs);
+        let lifetime = lifetime(issued.expires_in.as_ref());
         Ok((
             Credentialed {
                 destination: Arc::new(destination),
@@ -285,6 +290,43 @@ impl ClientCredentials {
             lifetime,
         ))
     }
+}
+
+/// How long a token is kept, from its `expires_in` (seconds, a number or
+/// a numeric string), within the shortest and longest lifetimes.
+fn lifetime(expires_in: Option<&serde_json::Value>) -> Duration {
+    let seconds = match expires_in {
+        None | Some(serde_json::Value::Null) => return DEFAULT_LIFETIME,
+        Some(serde_json::Value::Number(number)) => number.as_f64(),
+        Some(serde_json::Value::String(text)) => text.trim().parse::<f64>().ok(),
+        Some(_) => None,
+    };
+    match seconds {
+        Some(seconds) if seconds.is_finite() => Duration::from_secs_f64(seconds.clamp(
+            SHORTEST_LIFETIME.as_secs_f64(),
+            LONGEST_LIFETIME.as_secs_f64(),
+        )),
+        Some(_) => LONGEST_LIFETIME,
+        None => DEFAULT_LIFETIME,
+    }
+}
+
+/// The token endpoint's answer, read up to [`ANSWER_LIMIT`] bytes.
+async fn read_limited(mut response: reqwest::Response) -> Result<Vec<u8>, TokenFailure> {
+    if response
+        .content_length()
+        .is_some_and(|length| length > ANSWER_LIMIT as u64)
+    {
+        return Err(TokenFailure::TooLong);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|error| failure_of(&error))? {
+        if body.len() + chunk.len() > ANSWER_LIMIT {
+            return Err(TokenFailure::TooLong);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 fn failure_of(error: &reqwest::Error) -> TokenFailure {
@@ -320,6 +362,10 @@ impl TokenFailure {
                 format!("the token endpoint could not be reached ({cause})")
             }
             TokenFailure::NoToken => "the token endpoint's answer held no access token".to_owned(),
+            TokenFailure::TooLong => format!(
+                "the token endpoint's answer is over {} KiB, longer than any token's",
+                ANSWER_LIMIT / 1024
+            ),
         }
     }
 
@@ -329,5 +375,27 @@ impl TokenFailure {
             token_url: token_url.to_owned(),
             why: self.describe(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_token_lives_as_long_as_it_says_within_sane_bounds() {
+        let kept = |value: serde_json::Value| lifetime(Some(&value));
+        assert_eq!(lifetime(None), DEFAULT_LIFETIME);
+        assert_eq!(kept(json!(null)), DEFAULT_LIFETIME);
+        assert_eq!(kept(json!(3600)), Duration::from_secs(3600));
+        assert_eq!(kept(json!("3600")), Duration::from_secs(3600));
+        assert_eq!(kept(json!(90.5)), Duration::from_secs_f64(90.5));
+        assert_eq!(kept(json!(0)), SHORTEST_LIFETIME, "0 is not a token a call");
+        assert_eq!(kept(json!(-30)), SHORTEST_LIFETIME);
+        assert_eq!(kept(json!(u64::MAX)), LONGEST_LIFETIME, "no overflow");
+        assert_eq!(kept(json!(1e300)), LONGEST_LIFETIME);
+        assert_eq!(kept(json!("soon")), DEFAULT_LIFETIME);
+        assert_eq!(kept(json!([60])), DEFAULT_LIFETIME);
     }
 }

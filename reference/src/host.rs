@@ -12,6 +12,7 @@
 mod api;
 mod census;
 mod config;
+mod errors;
 mod front;
 mod reload;
 mod settings;
@@ -19,9 +20,10 @@ mod table;
 
 pub use api::{catalogue, Built, Summary};
 pub use config::{parse as parse_config, read as read_config};
+pub use errors::{ApiError, ConfigError, HostError, Written};
 pub use front::serve;
 pub use reload::{reload, reload_on_hangup};
-pub use settings::{ApiSettings, CredentialSource, ExchangeSettings, Settings};
+pub use settings::{ApiSettings, CredentialSource, ExchangeSettings, Key, Origin, Settings};
 pub use table::{before_scrape, build_all, Changes, Hosted, Routes, Table};
 
 /// How often the census is logged unless the operator says otherwise.

@@ -12,6 +12,7 @@
 pub mod agents;
 pub mod answer;
 pub mod check;
+pub mod cleartext;
 pub mod convert;
 pub mod deliver;
 pub mod errors;

@@ -9,10 +9,12 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use hosted_mcp_gateway::agents::{self, AgentsSettings, KeysSettings, OAuthSettings, ScopeNames};
+use hosted_mcp_gateway::cleartext::Cleartext;
 use hosted_mcp_gateway::convert::{self, CredentialPlacement};
 use hosted_mcp_gateway::gateway::{Limits, DEFAULT_CALLS_IN_FLIGHT};
 use hosted_mcp_gateway::host::{
-    self, ApiSettings, CredentialSource, ExchangeSettings, Settings, Summary, Table,
+    self, ApiSettings, ConfigError, CredentialSource, ExchangeSettings, HostError, Origin,
+    Settings, Summary, Table,
 };
 use hosted_mcp_gateway::mcp::{self, HttpAccess, HttpOptions, McpServer, Sessions};
 use hosted_mcp_gateway::watch::{self, Metrics};
@@ -113,26 +115,29 @@ struct ConfigChoice {
 
 impl ConfigChoice {
     /// The config file's APIs (the one named by --api, when it is given).
-    fn settings(&self) -> Option<Result<Settings, String>> {
+    fn settings(&self) -> Option<Result<Settings, HostError>> {
         let file = self.config.as_ref()?;
-        Some(host::read_config(file).and_then(|mut settings| {
-            if let Some(name) = &self.api {
-                let names: Vec<String> = settings
-                    .apis
-                    .iter()
-                    .filter_map(|api| api.name.clone())
-                    .collect();
-                settings.apis.retain(|api| api.name.as_ref() == Some(name));
-                if settings.apis.is_empty() {
-                    return Err(format!(
-                        "{} has no API named `{name}`; its APIs are: {}",
-                        file.display(),
-                        names.join(", ")
-                    ));
-                }
-            }
-            Ok(settings)
-        }))
+        Some(
+            host::read_config(file)
+                .and_then(|mut settings| {
+                    if let Some(name) = &self.api {
+                        let names: Vec<String> = settings
+                            .apis
+                            .iter()
+                            .filter_map(|api| api.name.clone())
+                            .collect();
+                        settings.apis.retain(|api| api.name.as_ref() == Some(name));
+                        if settings.apis.is_empty() {
+                            return Err(ConfigError::NoSuchApi {
+                                file: file.clone(),
+                                names,
+                            });
+                        }
+                    }
+                    Ok(settings)
+                })
+                .map_err(HostError::from),
+        )
     }
 }
 
@@ -263,6 +268,11 @@ struct ServeArgs {
     /// A scope to ask the API's OAuth server for (repeat for several).
     #[arg(long, value_name = "SCOPE", requires = "upstream_client_id")]
     upstream_scope: Vec<String>,
+    /// Send the client's secret to --upstream-token-url over plain http
+    /// even off loopback (by default only https, or http to a loopback
+    /// host, is spoken to): only on a network you trust.
+    #[arg(long, requires = "upstream_token_url")]
+    upstream_token_allow_http: bool,
     /// Accept this Host header too (besides localhost), when serving behind a name.
     #[arg(long = "allowed-host", value_name = "HOST")]
     allowed_hosts: Vec<String>,
@@ -355,6 +365,11 @@ struct AgentChoice {
         requires = "oauth_issuer"
     )]
     oauth_key_refresh_interval: u64,
+    /// Take authorization servers over plain http even off loopback (by
+    /// default only https, or http to a loopback host): their keys decide
+    /// who gets in, so only on a network you trust.
+    #[arg(long, requires = "oauth_issuer")]
+    oauth_allow_http: bool,
     /// The URL agents reach this gateway at (scheme and host, such as
     /// https://mcp.example.com), which tokens must be issued for. Default:
     /// the address it listens on.
@@ -378,8 +393,17 @@ impl AgentChoice {
                     .map(|(read, write)| ScopeNames { read, write }),
                 algorithms: Vec::new(),
                 key_refresh_interval: Duration::from_secs(self.oauth_key_refresh_interval),
+                cleartext: cleartext(self.oauth_allow_http),
             }),
         }
+    }
+}
+
+fn cleartext(allowed: bool) -> Cleartext {
+    if allowed {
+        Cleartext::Allowed
+    } else {
+        Cleartext::LoopbackOnly
     }
 }
 
@@ -412,7 +436,7 @@ fn run(cli: Cli) -> Result<(), String> {
         } => {
             let (openapi, options) = match (config.settings(), openapi) {
                 (Some(settings), _) => {
-                    let mut settings = settings?;
+                    let mut settings = settings.map_err(|e| e.to_string())?;
                     if settings.apis.len() > 1 {
                         return Err(one_api_please(&settings, "tools previews one API"));
                     }
@@ -422,7 +446,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 (None, Some(openapi)) => (openapi, choice.options()),
                 (None, None) => return Err("give --openapi or --config".to_owned()),
             };
-            let (catalogue, _) = host::catalogue(&openapi, &options)?;
+            let (catalogue, _) = host::catalogue(&openapi, &options).map_err(|e| e.to_string())?;
             let json = mcp::tools_list_json(&catalogue.tools);
             let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
             // A reader that stops early (`| head`) is not an error.
@@ -442,7 +466,7 @@ fn run(cli: Cli) -> Result<(), String> {
                     .map_err(|e| format!("cannot read the key from stdin: {e}"))?;
                 line.trim_end_matches(['\r', '\n']).to_owned()
             } else {
-                agents::new_key()?
+                agents::new_key().map_err(|e| e.to_string())?
             };
             if key.is_empty() {
                 return Err("the key read from stdin is empty".to_owned());
@@ -461,7 +485,7 @@ fn run(cli: Cli) -> Result<(), String> {
 }
 
 /// What `serve` serves: the config file's APIs, or the one API of the flags.
-fn read_settings(args: &ServeArgs) -> Result<Settings, String> {
+fn read_settings(args: &ServeArgs) -> Result<Settings, HostError> {
     args.config
         .settings()
         .unwrap_or_else(|| Ok(flag_settings(args)))
@@ -503,14 +527,16 @@ fn flag_settings(args: &ServeArgs) -> Settings {
                     client_id,
                     token_url: args.upstream_token_url.clone(),
                     scopes: args.upstream_scope.clone(),
+                    cleartext: cleartext(args.upstream_token_allow_http),
                 }),
+            origin: Origin::Flags,
         }],
         public_url: args.agents.public_url.clone(),
     }
 }
 
 fn serve(args: ServeArgs) -> Result<(), String> {
-    let settings = read_settings(&args)?;
+    let settings = read_settings(&args).map_err(|e| e.to_string())?;
     let limits = Limits {
         calls_in_flight: args.max_calls,
         ..Limits::default()
@@ -548,7 +574,8 @@ fn serve(args: ServeArgs) -> Result<(), String> {
         if settings.apis.len() > 1 {
             return Err(one_api_please(&settings, "over stdio one API is served"));
         }
-        let built = host::build_all(&settings, limits, &Arc::new(Metrics::new()))?
+        let built = host::build_all(&settings, limits, &Arc::new(Metrics::new()))
+            .map_err(|e| e.to_string())?
             .pop()
             .ok_or("no API to serve")?;
         return runtime
@@ -578,13 +605,10 @@ fn serve(args: ServeArgs) -> Result<(), String> {
     // Everything is read before the port is bound: a gateway that cannot
     // serve its documents never accepts a connection.
     let metrics = Arc::new(Metrics::new());
-    let table = Arc::new(Table::load(
-        &settings,
-        options,
-        limits,
-        listen_url,
-        Arc::clone(&metrics),
-    )?);
+    let table = Arc::new(
+        Table::load(&settings, options, limits, listen_url, Arc::clone(&metrics))
+            .map_err(|e| e.to_string())?,
+    );
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await

@@ -12,7 +12,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::json;
-use wiremock::matchers::any;
+use wiremock::matchers::{any, method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use crate::support::authorization::{AuthorizationServer, READ_WRITE_CLIENT};
@@ -119,8 +119,14 @@ async fn one_token_serves_every_call_until_shortly_before_it_expires() {
         3,
     );
     let api = upstream().await;
-    let doc = document(&folder, &format!("{}/token", server.issuer));
-    let gateway = gateway(&doc, &api.uri(), READ_WRITE_CLIENT.1, &[]);
+    let doc = document(&folder, "https://pets.example/token");
+    let token_url = format!("{}/token", server.issuer);
+    let gateway = gateway(
+        &doc,
+        &api.uri(),
+        READ_WRITE_CLIENT.1,
+        &["--upstream-token-url", &token_url],
+    );
 
     // Twenty calls at once: one token request.
     let calls: Vec<_> = (0..20)
@@ -185,8 +191,14 @@ async fn a_token_endpoint_that_refuses_ends_the_call_with_nothing_sent() {
         &["https://pets.example/api".to_owned()],
     );
     let api = upstream().await;
-    let doc = document(&folder, &format!("{}/token", server.issuer));
-    let gateway = gateway(&doc, &api.uri(), "not-the-secret-4411", &[]);
+    let doc = document(&folder, "https://pets.example/token");
+    let token_url = format!("{}/token", server.issuer);
+    let gateway = gateway(
+        &doc,
+        &api.uri(),
+        "not-the-secret-4411",
+        &["--upstream-token-url", &token_url],
+    );
     let (is_error, text) = show(&gateway, "p1").await;
     assert!(is_error, "{text}");
     assert!(text.starts_with("[UPSTREAM_TOKEN_FAILED]"), "{text}");
@@ -214,4 +226,125 @@ async fn a_token_endpoint_that_never_answers_ends_the_call_at_its_deadline() {
     assert!(text.starts_with("[UPSTREAM_TOKEN_FAILED]"), "{text}");
     assert!(text.contains("did not answer within 5 seconds"), "{text}");
     assert!(api.received_requests().await.expect("recorded").is_empty());
+}
+
+/// A token endpoint of the test's own, answering `body` to every request.
+async fn token_endpoint(body: serde_json::Value) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/token"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(body))
+        .mount(&server)
+        .await;
+    server
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_endpoint_lying_about_lifetimes_costs_one_request_not_one_a_call() {
+    let folder = scratch("exchange-lifetimes");
+    let api = upstream().await;
+    let doc = document(&folder, "https://pets.example/token");
+    for expires_in in [
+        json!(u64::MAX),
+        json!(1e300),
+        json!(0),
+        json!(-60),
+        json!("soon"),
+    ] {
+        let endpoint =
+            token_endpoint(json!({"access_token": "tok-7c1e9d", "expires_in": expires_in})).await;
+        let token_url = format!("{}/token", endpoint.uri());
+        let gateway = gateway(
+            &doc,
+            &api.uri(),
+            READ_WRITE_CLIENT.1,
+            &["--upstream-token-url", &token_url],
+        );
+        for n in 0..5 {
+            let (is_error, text) = show(&gateway, &format!("p{n}")).await;
+            assert!(!is_error, "expires_in {expires_in}: {text}");
+        }
+        let asked = endpoint.received_requests().await.expect("recorded").len();
+        // A token said to live no time is kept a second: the five calls
+        // may straddle one renewal, never one request each.
+        let most = if expires_in.as_f64().is_some_and(|s| s <= 0.0) {
+            2
+        } else {
+            1
+        };
+        assert!(
+            (1..=most).contains(&asked),
+            "expires_in {expires_in}: {asked} token requests"
+        );
+        let log = gateway.stderr_so_far();
+        assert!(!log.contains("panicked"), "{log}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_endpoint_answering_without_end_is_read_no_further_than_a_token() {
+    let folder = scratch("exchange-long");
+    let api = upstream().await;
+    let doc = document(&folder, "https://pets.example/token");
+    let padding = "x".repeat(256 * 1024);
+    let endpoint =
+        token_endpoint(json!({"access_token": "tok-1", "padding": padding, "expires_in": 60}))
+            .await;
+    let token_url = format!("{}/token", endpoint.uri());
+    let gateway = gateway(
+        &doc,
+        &api.uri(),
+        READ_WRITE_CLIENT.1,
+        &["--upstream-token-url", &token_url],
+    );
+    let (is_error, text) = show(&gateway, "p1").await;
+    assert!(is_error, "{text}");
+    assert!(text.starts_with("[UPSTREAM_TOKEN_FAILED]"), "{text}");
+    assert!(text.contains("over 64 KiB"), "{text}");
+    assert!(api.received_requests().await.expect("recorded").is_empty());
+}
+
+#[test]
+fn a_token_url_the_secret_could_be_read_on_is_refused_at_start() {
+    let folder = scratch("exchange-cleartext");
+    let run = |doc: &Path, extra: &[&str]| {
+        Command::new(GATEWAY)
+            .args(["serve", "--openapi"])
+            .arg(doc)
+            .args([
+                "--base-url",
+                "https://pets.example",
+                "--listen",
+                "127.0.0.1:0",
+            ])
+            .args(["--upstream-client-id", "agent-rw"])
+            .args(extra)
+            .env("HOSTED_MCP_CREDENTIAL", READ_WRITE_CLIENT.1)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .output()
+            .expect("the gateway runs")
+    };
+    // The document's token URL is taken over https only, loopback or not.
+    let plain = document(&folder, "http://127.0.0.1:9/token");
+    let refused = run(&plain, &[]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("tokenUrl is not https://"), "{said}");
+    // One the operator gives: https, or http to a loopback host.
+    let https = document(&folder, "https://pets.example/token");
+    let refused = run(
+        &https,
+        &["--upstream-token-url", "http://auth.example.com/token"],
+    );
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("--upstream-token-url: the token URL is plain http://"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("auth.example.com"),
+        "the value is repeated: {said}"
+    );
 }

@@ -291,7 +291,10 @@ fn an_api_whose_document_cannot_be_loaded_stops_the_whole_gateway_naming_both() 
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("API `broken`"), "{stderr}");
-    assert!(stderr.contains("missing.yaml"), "{stderr}");
+    assert!(
+        stderr.contains("gateway.yaml:6: apis[1].openapi"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("serving over HTTP"), "{stderr}");
 
     let wrong = write(

@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::cleartext::Cleartext;
+
 /// How long the keys of an authorization server are kept from being fetched
 /// again for an unknown key id, unless configured otherwise.
 pub const DEFAULT_KEY_REFRESH_INTERVAL: Duration = Duration::from_secs(10);
@@ -33,8 +35,11 @@ pub struct OAuthSettings {
     pub scopes: Option<ScopeNames>,
     /// The signing algorithms taken; empty for the default allow-list.
     pub algorithms: Vec<String>,
-    /// At most one fetch of an issuer's keys per this long.
+    /// At most one fetch of an issuer's keys per this long for tokens
+    /// naming a key not held.
     pub key_refresh_interval: Duration,
+    /// Whether issuers are spoken to over plain http off loopback.
+    pub cleartext: Cleartext,
 }
 
 /// The two scopes tools are let by.
@@ -82,6 +87,9 @@ pub enum Refusal {
     ScopeInsufficient { needed: String },
     /// The authorization server's keys could not be had to check the token.
     AuthorityUnavailable,
+    /// The token names a key not held, and the keys were fetched too
+    /// recently to fetch them again: it may be good in `retry_after`.
+    KeyNotYetKnown { retry_after: Duration },
 }
 
 impl Refusal {
@@ -94,6 +102,7 @@ impl Refusal {
             Refusal::TokenInQuery => "token_in_query",
             Refusal::ScopeInsufficient { .. } => "scope_insufficient",
             Refusal::AuthorityUnavailable => "authority_unavailable",
+            Refusal::KeyNotYetKnown { .. } => "key_not_yet_known",
         }
     }
 }

@@ -1,62 +1,103 @@
 //! An authorization server whose tokens the gateway takes: its signing
-//! keys, found through its metadata and kept.
+//! keys, found through its metadata and kept fresh.
 //!
 //! The metadata is looked up as RFC 8414 says (`/.well-known/oauth-
 //! authorization-server`), then as OpenID Connect discovery does
 //! (`/.well-known/openid-configuration`); its `issuer` must be the one
-//! configured, and its `jwks_uri` gives the keys. The keys are kept, and
-//! fetched again when a token names a key not among them (a rotation), or
-//! when they are an hour old; never more often than once per refresh
-//! interval, so a flood of tokens with made-up key ids costs the server one
-//! request per interval at most. When the server cannot be reached the
-//! keys already held still check tokens; a token no held key can check is
-//! refused as unavailable (fail closed), with one log line when the server
-//! is lost and one when it is back.
+//! configured, and its `jwks_uri` gives the keys.
+//!
+//! Withdrawing a key from the key set is how an issuer answers a stolen
+//! key, so the set is fetched again in the background every
+//! [`KEYS_REFRESHED_EVERY`] and on a reload: a withdrawn key stops letting
+//! tokens in, cached ones included, within about twenty seconds, and no
+//! request ever waits for that fetch. A token naming a key not held (a
+//! rotation) fetches the set at once, at most once per refresh interval, so
+//! a flood of made-up key ids costs the server one request per interval;
+//! within the interval such a token is told to come back (503 and
+//! `Retry-After`), since nothing may be wrong with it.
+//!
+//! When the server cannot be reached, the keys already held still check
+//! tokens for up to [`KEYS_TRUSTED_FOR`] after the last fetch that worked;
+//! after that, and for a token no held key can check, tokens are refused as
+//! unavailable (fail closed), with one log line when the server is lost and
+//! one when it is back. Its answers are read up to [`ANSWER_LIMIT`] bytes.
 
 use std::collections::HashMap;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock, Weak};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey};
 use serde::Deserialize;
 
-/// Keys older than this are fetched again before use.
-const KEYS_MAX_AGE: Duration = Duration::from_secs(3600);
+use super::errors::FetchError;
+use super::hash::sha256;
+use crate::cleartext::Cleartext;
+
+/// How often the keys are fetched again, whether or not a token asks.
+pub const KEYS_REFRESHED_EVERY: Duration = Duration::from_secs(15);
+
+/// How long held keys check tokens after the last fetch that worked.
+pub const KEYS_TRUSTED_FOR: Duration = Duration::from_secs(3600);
 
 /// How long a request to the authorization server may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The most of an answer of the authorization server that is read.
+pub const ANSWER_LIMIT: usize = 1024 * 1024;
 
 /// An authorization server and its keys.
 pub struct Authority {
     issuer: String,
     client: reqwest::Client,
     refresh_interval: Duration,
+    http: Cleartext,
     keys: RwLock<Arc<KeySet>>,
     /// Held while the keys are fetched, so that one fetch serves every
     /// token waiting on it.
     fetching: tokio::sync::Mutex<Fetching>,
+    /// Whether the background refresh has been started (on first use,
+    /// inside the runtime).
+    refreshing: std::sync::Once,
 }
 
-/// The keys held, by key id.
+/// The keys held, by key id (`""` for a key without one).
 #[derive(Default)]
 struct KeySet {
     keys: HashMap<String, Verifier>,
+    /// Key ids published before and no longer, and when they went: a token
+    /// naming one is refused at once, as no fetch can bring its key back.
+    withdrawn: HashMap<String, Instant>,
     /// When they were fetched; `None` before the first success.
     fetched: Option<Instant>,
 }
+
+/// How long a withdrawn key id is remembered, and how many at most.
+const WITHDRAWN_KEPT_FOR: Duration = Duration::from_secs(24 * 3600);
+const WITHDRAWN_KEPT: usize = 256;
 
 /// One key, and the algorithm its JWK pins, if any.
 #[derive(Clone)]
 pub struct Verifier {
     pub key: DecodingKey,
     pub algorithm: Option<Algorithm>,
+    /// Which key this is, to tell a key from another published later under
+    /// the same id.
+    pub held_as: HeldKey,
+}
+
+/// How a checked token remembers the key that checked it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldKey {
+    kid: String,
+    fingerprint: [u8; 32],
 }
 
 #[derive(Default)]
 struct Fetching {
     jwks_uri: Option<String>,
-    last_attempt: Option<Instant>,
+    /// The last fetch a token asked for: at most one per refresh interval.
+    last_for_a_token: Option<Instant>,
     /// Whether the last attempt failed, for one log line per change.
     failing: bool,
 }
@@ -66,20 +107,44 @@ pub enum Lookup {
     Found(Verifier),
     /// Its keys are known, and none has this id.
     Unknown,
+    /// The issuer published this key and has withdrawn it.
+    Withdrawn,
+    /// No key has this id, and the keys were fetched too recently to fetch
+    /// them again: the token may be good once they are.
+    NotYet {
+        retry_after: Duration,
+    },
     /// Its keys could not be fetched, so the token cannot be checked.
     Unavailable,
+}
+
+/// What the authority says of the key a token was checked with.
+#[derive(Debug, PartialEq, Eq)]
+pub enum StillHeld {
+    Yes,
+    /// The issuer no longer publishes it.
+    Withdrawn,
+    /// The keys have not been fetched for too long to tell.
+    Unknowable,
 }
 
 impl Authority {
     /// An authorization server by its issuer URL; nothing is fetched until
     /// a token needs a key.
-    pub fn new(issuer: &str, client: reqwest::Client, refresh_interval: Duration) -> Authority {
+    pub fn new(
+        issuer: &str,
+        client: reqwest::Client,
+        refresh_interval: Duration,
+        http: Cleartext,
+    ) -> Authority {
         Authority {
             issuer: issuer.to_owned(),
             client,
             refresh_interval,
+            http,
             keys: RwLock::new(Arc::default()),
             fetching: tokio::sync::Mutex::new(Fetching::default()),
+            refreshing: std::sync::Once::new(),
         }
     }
 
@@ -88,36 +153,92 @@ impl Authority {
     }
 
     /// The key `kid` names; with no `kid`, the one key when the server has
-    /// exactly one.
-    pub async fn key(&self, kid: Option<&str>) -> Lookup {
+    /// exactly one. Waits for a fetch only when no trusted key answers.
+    pub async fn key(self: &Arc<Self>, kid: Option<&str>) -> Lookup {
+        self.keep_fresh();
         let held = self.held();
-        if let Some(found) = pick(&held, kid).filter(|_| !stale(&held)) {
+        if trusted(&held) {
+            if let Some(found) = pick(&held, kid) {
+                return Lookup::Found(found);
+            }
+            if is_withdrawn(&held, kid) {
+                return Lookup::Withdrawn;
+            }
+        }
+        let refreshed = self.refresh(held.fetched, Urgency::ForAToken).await;
+        let held = self.held();
+        if !trusted(&held) {
+            return Lookup::Unavailable;
+        }
+        if let Some(found) = pick(&held, kid) {
             return Lookup::Found(found);
         }
-        let failed = self.refresh(held.fetched).await;
-        let held = self.held();
-        match pick(&held, kid) {
-            Some(found) => Lookup::Found(found),
-            None if failed || held.fetched.is_none() => Lookup::Unavailable,
-            None => Lookup::Unknown,
+        if is_withdrawn(&held, kid) {
+            return Lookup::Withdrawn;
+        }
+        match refreshed {
+            Refreshed::Done => Lookup::Unknown,
+            Refreshed::Failed => Lookup::Unavailable,
+            Refreshed::TooSoon { retry_after } => Lookup::NotYet { retry_after },
         }
     }
 
-    /// Fetches the keys again unless another task just did or the last
-    /// attempt was too recent. Whether the keys could not be had.
-    async fn refresh(&self, seen: Option<Instant>) -> bool {
+    /// Whether the key a token was checked with is still published, as
+    /// the keys held say; never waits.
+    pub fn still_holds(self: &Arc<Self>, key: &HeldKey) -> StillHeld {
+        self.keep_fresh();
+        let held = self.held();
+        if !trusted(&held) {
+            return StillHeld::Unknowable;
+        }
+        match held.keys.get(&key.kid) {
+            Some(verifier) if verifier.held_as == *key => StillHeld::Yes,
+            _ => StillHeld::Withdrawn,
+        }
+    }
+
+    /// Fetches the keys again soon, without waiting: after a reload, where
+    /// the operator expects everything read anew.
+    pub fn refresh_soon(self: &Arc<Self>) {
+        let authority = Arc::clone(self);
+        tokio::spawn(async move {
+            let seen = authority.held().fetched;
+            authority.refresh(seen, Urgency::Now).await;
+        });
+    }
+
+    /// Starts the background refresh once. It holds the authority weakly,
+    /// and stops when no gate uses it any more.
+    fn keep_fresh(self: &Arc<Self>) {
+        self.refreshing.call_once(|| {
+            let weak = Arc::downgrade(self);
+            tokio::spawn(refresh_every(weak, KEYS_REFRESHED_EVERY));
+        });
+    }
+
+    /// Fetches the keys again unless another task just did or, for a
+    /// token, the last fetch a token asked for was too recent. The
+    /// background refresh does not count: it must not delay a rotation.
+    async fn refresh(&self, seen: Option<Instant>, urgency: Urgency) -> Refreshed {
         let mut fetching = self.fetching.lock().await;
         if self.held().fetched != seen {
             // Fetched while this task waited.
-            return false;
+            return Refreshed::Done;
         }
-        let recent = fetching
-            .last_attempt
-            .is_some_and(|at| at.elapsed() < self.refresh_interval);
-        if recent {
-            return fetching.failing;
+        if urgency == Urgency::ForAToken {
+            if let Some(at) = fetching.last_for_a_token {
+                let since = at.elapsed();
+                if since < self.refresh_interval {
+                    return match fetching.failing {
+                        true => Refreshed::Failed,
+                        false => Refreshed::TooSoon {
+                            retry_after: self.refresh_interval - since,
+                        },
+                    };
+                }
+            }
+            fetching.last_for_a_token = Some(Instant::now());
         }
-        fetching.last_attempt = Some(Instant::now());
         match self.fetch(&mut fetching.jwks_uri).await {
             Ok(keys) => {
                 if fetching.failing {
@@ -125,19 +246,24 @@ impl Authority {
                 }
                 fetching.failing = false;
                 *self.keys.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(keys);
-                false
+                Refreshed::Done
             }
             Err(why) => {
                 if !fetching.failing {
                     tracing::warn!(
                         issuer = %self.issuer,
-                        "cannot fetch the authorization server's keys ({why}): tokens no key held \
-                         can check are refused until it answers; trying again at most every {}s",
-                        self.refresh_interval.as_secs_f64()
+                        "cannot fetch the authorization server's keys ({why}): the keys held \
+                         check tokens for up to {} minutes after the last fetch that worked, \
+                         and tokens no key held can check are refused until it answers",
+                        KEYS_TRUSTED_FOR.as_secs() / 60
                     );
                 }
+                // A failed discovery is tried again in full next time.
+                if matches!(why, FetchError::Discovery { .. }) {
+                    fetching.jwks_uri = None;
+                }
                 fetching.failing = true;
-                true
+                Refreshed::Failed
             }
         }
     }
@@ -146,7 +272,7 @@ impl Authority {
         Arc::clone(&self.keys.read().unwrap_or_else(PoisonError::into_inner))
     }
 
-    async fn fetch(&self, jwks_uri: &mut Option<String>) -> Result<KeySet, String> {
+    async fn fetch(&self, jwks_uri: &mut Option<String>) -> Result<KeySet, FetchError> {
         let uri = match jwks_uri {
             Some(uri) => uri.clone(),
             None => jwks_uri.insert(self.discover().await?).clone(),
@@ -164,16 +290,29 @@ impl Authority {
                 .key_algorithm
                 .and_then(|alg| alg.to_string().parse::<Algorithm>().ok());
             let kid = jwk.common.key_id.clone().unwrap_or_default();
-            keys.insert(kid, Verifier { key, algorithm });
+            let material = serde_json::to_vec(&jwk.algorithm).unwrap_or_default();
+            let held_as = HeldKey {
+                kid: kid.clone(),
+                fingerprint: sha256(&material),
+            };
+            keys.insert(
+                kid,
+                Verifier {
+                    key,
+                    algorithm,
+                    held_as,
+                },
+            );
         }
         Ok(KeySet {
+            withdrawn: withdrawn_since(&self.held(), &keys),
             keys,
             fetched: Some(Instant::now()),
         })
     }
 
     /// The `jwks_uri` of the server's metadata.
-    async fn discover(&self) -> Result<String, String> {
+    async fn discover(&self) -> Result<String, FetchError> {
         #[derive(Deserialize)]
         struct Metadata {
             issuer: String,
@@ -183,37 +322,105 @@ impl Authority {
         for url in metadata_urls(&self.issuer) {
             match self.get_json::<Metadata>(&url).await {
                 Ok(metadata) if metadata.issuer != self.issuer => {
-                    return Err(format!(
-                        "its metadata at {url} names the issuer {:?}, not {:?}",
-                        metadata.issuer, self.issuer
-                    ))
+                    return Err(FetchError::Discovery {
+                        why: format!("its metadata at {url} names another issuer"),
+                    })
                 }
-                Ok(metadata) => {
-                    return metadata
-                        .jwks_uri
-                        .ok_or_else(|| format!("its metadata at {url} gives no jwks_uri"))
+                Ok(Metadata {
+                    jwks_uri: Some(jwks_uri),
+                    ..
+                }) => {
+                    if let Err(refused) = self.http.check(&jwks_uri) {
+                        return Err(FetchError::Discovery {
+                            why: format!("its metadata at {url} gives a jwks_uri {refused}"),
+                        });
+                    }
+                    return Ok(jwks_uri);
                 }
-                Err(why) => tried.push(why),
+                Ok(_) => {
+                    return Err(FetchError::Discovery {
+                        why: format!("its metadata at {url} gives no jwks_uri"),
+                    })
+                }
+                Err(why) => tried.push(why.to_string()),
             }
         }
-        Err(tried.join("; "))
+        Err(FetchError::Discovery {
+            why: tried.join("; "),
+        })
     }
 
-    async fn get_json<T: serde::de::DeserializeOwned>(&self, url: &str) -> Result<T, String> {
-        let response = self
+    async fn get_json<T: serde::de::DeserializeOwned>(&self, url: &str) -> Result<T, FetchError> {
+        let failed = |error: &reqwest::Error| FetchError::Unreachable {
+            url: url.to_owned(),
+            why: without_url(error),
+        };
+        let mut response = self
             .client
             .get(url)
             .timeout(FETCH_TIMEOUT)
             .send()
             .await
-            .map_err(|e| format!("{url}: {}", without_url(&e)))?;
+            .map_err(|e| failed(&e))?;
         if !response.status().is_success() {
-            return Err(format!("{url}: {}", response.status()));
+            return Err(FetchError::Status {
+                url: url.to_owned(),
+                status: response.status().as_u16(),
+            });
         }
-        response
-            .json()
-            .await
-            .map_err(|e| format!("{url}: not the JSON expected: {}", without_url(&e)))
+        let too_big = || FetchError::TooBig {
+            url: url.to_owned(),
+            limit: ANSWER_LIMIT,
+        };
+        if response
+            .content_length()
+            .is_some_and(|length| length > ANSWER_LIMIT as u64)
+        {
+            return Err(too_big());
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| failed(&e))? {
+            if body.len() + chunk.len() > ANSWER_LIMIT {
+                return Err(too_big());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        serde_json::from_slice(&body).map_err(|_| FetchError::NotJson {
+            url: url.to_owned(),
+        })
+    }
+}
+
+/// Whether a fetch is for a token waiting on it (and so limited to one
+/// per refresh interval) or asked for by the gateway itself.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Urgency {
+    ForAToken,
+    Now,
+}
+
+/// How a refresh went.
+enum Refreshed {
+    Done,
+    Failed,
+    /// Not tried: the last attempt was too recent.
+    TooSoon {
+        retry_after: Duration,
+    },
+}
+
+/// The background refresh of one authority, while anything holds it.
+async fn refresh_every(authority: Weak<Authority>, period: Duration) {
+    let mut ticks = tokio::time::interval(period);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        let Some(authority) = authority.upgrade() else {
+            return;
+        };
+        let seen = authority.held().fetched;
+        authority.refresh(seen, Urgency::Now).await;
     }
 }
 
@@ -229,6 +436,39 @@ fn without_url(error: &reqwest::Error) -> String {
     }
 }
 
+/// The key ids withdrawn as of `now_held`: those `before` held or
+/// remembered that it no longer has, forgotten after a day.
+fn withdrawn_since(
+    before: &KeySet,
+    now_held: &HashMap<String, Verifier>,
+) -> HashMap<String, Instant> {
+    let now = Instant::now();
+    let mut withdrawn: HashMap<String, Instant> = before
+        .withdrawn
+        .iter()
+        .filter(|(kid, at)| !now_held.contains_key(*kid) && at.elapsed() < WITHDRAWN_KEPT_FOR)
+        .map(|(kid, at)| (kid.clone(), *at))
+        .collect();
+    for kid in before
+        .keys
+        .keys()
+        .filter(|kid| !now_held.contains_key(*kid))
+    {
+        withdrawn.insert(kid.clone(), now);
+    }
+    if withdrawn.len() > WITHDRAWN_KEPT {
+        let mut by_age: Vec<(String, Instant)> = withdrawn.into_iter().collect();
+        by_age.sort_by_key(|(_, at)| std::cmp::Reverse(*at));
+        by_age.truncate(WITHDRAWN_KEPT);
+        withdrawn = by_age.into_iter().collect();
+    }
+    withdrawn
+}
+
+fn is_withdrawn(held: &KeySet, kid: Option<&str>) -> bool {
+    kid.is_some_and(|kid| held.withdrawn.contains_key(kid))
+}
+
 fn pick(held: &KeySet, kid: Option<&str>) -> Option<Verifier> {
     match kid {
         Some(kid) => held.keys.get(kid).cloned(),
@@ -237,8 +477,10 @@ fn pick(held: &KeySet, kid: Option<&str>) -> Option<Verifier> {
     }
 }
 
-fn stale(held: &KeySet) -> bool {
-    held.fetched.is_none_or(|at| at.elapsed() > KEYS_MAX_AGE)
+/// Whether the held keys may check tokens: fetched, and not too long ago.
+fn trusted(held: &KeySet) -> bool {
+    held.fetched
+        .is_some_and(|at| at.elapsed() <= KEYS_TRUSTED_FOR)
 }
 
 /// Where an issuer's metadata may be: RFC 8414's well-known URI (inserted
@@ -272,21 +514,40 @@ impl Authorities {
         issuer: &str,
         client: &reqwest::Client,
         refresh_interval: Duration,
+        http: Cleartext,
     ) -> Arc<Authority> {
         let mut by_issuer = self
             .by_issuer
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let kept = by_issuer
-            .get(issuer)
-            .filter(|authority| authority.refresh_interval == refresh_interval);
+        let kept = by_issuer.get(issuer).filter(|authority| {
+            authority.refresh_interval == refresh_interval && authority.http == http
+        });
         match kept {
             Some(authority) => Arc::clone(authority),
             None => {
-                let authority = Arc::new(Authority::new(issuer, client.clone(), refresh_interval));
+                let authority = Arc::new(Authority::new(
+                    issuer,
+                    client.clone(),
+                    refresh_interval,
+                    http,
+                ));
                 by_issuer.insert(issuer.to_owned(), Arc::clone(&authority));
                 authority
             }
+        }
+    }
+
+    /// Fetches every authority's keys again soon (a reload), and forgets
+    /// those no gate uses any more.
+    pub fn refresh_all_soon(&self) {
+        let mut by_issuer = self
+            .by_issuer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        by_issuer.retain(|_, authority| Arc::strong_count(authority) > 1);
+        for authority in by_issuer.values() {
+            authority.refresh_soon();
         }
     }
 }

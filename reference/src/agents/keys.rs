@@ -16,6 +16,7 @@ use std::path::Path;
 
 use subtle::ConstantTimeEq as _;
 
+use super::errors::{GateError, RandomFailed};
 use super::hash::sha256;
 
 /// The keys agents may show.
@@ -47,40 +48,34 @@ impl fmt::Debug for KeyRing {
 
 impl KeyRing {
     /// Reads a keys file; an error names the file, and the line for a line
-    /// that is not a key.
-    pub fn read(path: &Path) -> Result<KeyRing, String> {
+    /// that is not a key (never the line itself: it may hold a key).
+    pub fn read(path: &Path) -> Result<KeyRing, GateError> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the agents' keys file {}: {e}", path.display()))?;
-        KeyRing::parse(&text).map_err(|(line, why)| format!("{}:{line}: {why}", path.display()))
+            .map_err(|source| GateError::KeysFileUnreadable { source })?;
+        KeyRing::parse(&text).map_err(|(line, why)| GateError::KeysFileLine {
+            path: path.to_owned(),
+            line,
+            why,
+        })
     }
 
     /// The keys of a file's text; an error gives the line and why.
-    pub fn parse(text: &str) -> Result<KeyRing, (usize, String)> {
+    pub fn parse(text: &str) -> Result<KeyRing, (usize, &'static str)> {
         let mut keys = Vec::new();
         for (number, line) in text.lines().enumerate().map(|(n, l)| (n + 1, l.trim())) {
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            let (hash, label) = line.split_once(char::is_whitespace).ok_or_else(|| {
-                (
-                    number,
-                    "a key's line is `sha256:HEX LABEL`: the label is missing".to_owned(),
-                )
-            })?;
-            let digits = hash.strip_prefix("sha256:").ok_or_else(|| {
-                (
-                    number,
-                    "a key's line starts with `sha256:` and the key's hash (never the key \
-                     itself)"
-                        .to_owned(),
-                )
-            })?;
-            let sha256 = hex_digest(digits).ok_or_else(|| {
-                (
-                    number,
-                    "the hash after `sha256:` must be 64 hex digits".to_owned(),
-                )
-            })?;
+            let (hash, label) = line.split_once(char::is_whitespace).ok_or((
+                number,
+                "a key's line is `sha256:HEX LABEL`: the label is missing",
+            ))?;
+            let digits = hash.strip_prefix("sha256:").ok_or((
+                number,
+                "a key's line starts with `sha256:` and the key's hash (never the key itself)",
+            ))?;
+            let sha256 = hex_digest(digits)
+                .ok_or((number, "the hash after `sha256:` must be 64 hex digits"))?;
             keys.push(Key {
                 principal: format!("key:{}", &digits[..16].to_ascii_lowercase()),
                 sha256,
@@ -125,10 +120,10 @@ pub fn line_for(key: &str, label: &str) -> String {
 }
 
 /// A new key: 32 random bytes, as 64 hex digits after `hmk_`.
-pub fn new_key() -> Result<String, String> {
+pub fn new_key() -> Result<String, RandomFailed> {
     let mut bytes = [0u8; 32];
     ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes)
-        .map_err(|_| "the system's random source failed".to_owned())?;
+        .map_err(|_| RandomFailed)?;
     let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
     Ok(format!("hmk_{hex}"))
 }

@@ -13,7 +13,8 @@
 //!
 //! Checked tokens are kept, by the SHA-256 of the token, until their `exp`
 //! and never past it, so an agent's later requests cost a hash rather than
-//! a signature check.
+//! a signature check; with the key that checked them, so that a kept token
+//! is refused as soon as its issuer withdraws that key.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -25,7 +26,8 @@ use jsonwebtoken::{Algorithm, Validation};
 use serde::Deserialize;
 
 use super::admitted::{Admitted, Reach, Refusal, ScopeNames};
-use super::authority::{Authority, Lookup};
+use super::authority::{Authority, HeldKey, Lookup, StillHeld};
+use super::errors::GateError;
 use super::hash::sha256;
 
 /// Seconds of clock difference forgiven on `exp` and `nbf`.
@@ -54,8 +56,35 @@ pub struct TokenCheck {
     authorities: Vec<Arc<Authority>>,
     scopes: Option<ScopeNames>,
     algorithms: Vec<Algorithm>,
-    kept: Mutex<HashMap<[u8; 32], (Admitted, u64)>>,
+    kept: Mutex<HashMap<[u8; 32], Kept>>,
 }
+
+/// A token checked before, kept until `exp`.
+#[derive(Clone)]
+struct Kept {
+    exp: u64,
+    verdict: Verdict,
+}
+
+#[derive(Clone)]
+enum Verdict {
+    Admitted {
+        admitted: Admitted,
+        /// Which of the authorities issued it, and with which key.
+        authority: usize,
+        key: HeldKey,
+    },
+    /// Refused for good: its key was withdrawn, or a fetch of the keys
+    /// made after it was first shown has no key of its id.
+    Refused(&'static str),
+}
+
+/// Why a kept token is refused.
+const WITHDRAWN: &str = "its signing key has been withdrawn by its issuer";
+const UNKNOWN_KEY: &str = "no key of its issuer has its key id (`kid`): an old key, or none";
+
+/// How long a token refused for an unknown key is remembered as refused.
+const REFUSAL_KEPT: u64 = 300;
 
 #[derive(Deserialize)]
 struct Claims {
@@ -79,14 +108,15 @@ impl TokenCheck {
         authorities: Vec<Arc<Authority>>,
         scopes: Option<ScopeNames>,
         algorithms: Vec<Algorithm>,
-    ) -> Result<TokenCheck, String> {
-        if let Some(hmac) = algorithms
-            .iter()
-            .find(|a| matches!(a, Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512))
-        {
-            return Err(format!(
-                "{hmac:?} is not taken for access tokens: only asymmetric algorithms are"
-            ));
+    ) -> Result<TokenCheck, GateError> {
+        for algorithm in &algorithms {
+            let name = match algorithm {
+                Algorithm::HS256 => "HS256",
+                Algorithm::HS384 => "HS384",
+                Algorithm::HS512 => "HS512",
+                _ => continue,
+            };
+            return Err(GateError::SymmetricAlgorithm(name));
         }
         Ok(TokenCheck {
             resource,
@@ -109,35 +139,55 @@ impl TokenCheck {
     pub async fn check(&self, token: &str) -> Result<Admitted, Refusal> {
         let fingerprint = sha256(token.as_bytes());
         let now = now();
-        if let Some((admitted, exp)) = self.kept_token(&fingerprint) {
-            if now < exp {
-                return Ok(admitted);
+        let kept = match self.kept_token(&fingerprint).filter(|kept| now < kept.exp) {
+            Some(kept) => kept,
+            None => {
+                let checked = self.verify(token, now).await?;
+                self.keep(fingerprint, checked.clone(), now);
+                checked
             }
+        };
+        match kept.verdict {
+            Verdict::Refused(why) => Err(invalid(why)),
+            Verdict::Admitted {
+                admitted,
+                authority,
+                key,
+            } => match self.authorities[authority].still_holds(&key) {
+                StillHeld::Yes => Ok(admitted),
+                StillHeld::Unknowable => Err(Refusal::AuthorityUnavailable),
+                StillHeld::Withdrawn => {
+                    if let Some(kept) = self.lock().get_mut(&fingerprint) {
+                        kept.verdict = Verdict::Refused(WITHDRAWN);
+                    }
+                    Err(invalid(WITHDRAWN))
+                }
+            },
         }
-        let (admitted, exp) = self.verify(token, now).await?;
-        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+    }
+
+    fn keep(&self, fingerprint: [u8; 32], checked: Kept, now: u64) {
+        let mut kept = self.lock();
         if kept.len() >= KEPT_TOKENS {
-            kept.retain(|_, (_, exp)| now < *exp);
+            kept.retain(|_, kept| now < kept.exp);
             if kept.len() >= KEPT_TOKENS {
                 kept.clear();
             }
         }
-        kept.insert(fingerprint, (admitted.clone(), exp));
-        Ok(admitted)
+        kept.insert(fingerprint, checked);
     }
 
-    fn kept_token(&self, fingerprint: &[u8; 32]) -> Option<(Admitted, u64)> {
-        self.kept
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(fingerprint)
-            .cloned()
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Kept>> {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    async fn verify(&self, token: &str, now: u64) -> Result<(Admitted, u64), Refusal> {
-        let invalid = |why: &str| Refusal::TokenInvalid {
-            why: why.to_owned(),
-        };
+    fn kept_token(&self, fingerprint: &[u8; 32]) -> Option<Kept> {
+        self.lock().get(fingerprint).cloned()
+    }
+
+    /// The verdict on a token not kept: admitted, refused for good (to be
+    /// kept), or an error for a refusal that may not last.
+    async fn verify(&self, token: &str, now: u64) -> Result<Kept, Refusal> {
         let header = jsonwebtoken::decode_header(token)
             .map_err(|_| invalid("it is not a JWT with a header this gateway can read"))?;
         if !self.algorithms.contains(&header.alg) {
@@ -148,18 +198,27 @@ impl TokenCheck {
         }
         let issuer =
             unverified_issuer(token).ok_or_else(|| invalid("it names no issuer (`iss`)"))?;
-        let authority = self
+        let (position, authority) = self
             .authorities
             .iter()
-            .find(|authority| authority.issuer() == issuer)
+            .enumerate()
+            .find(|(_, authority)| authority.issuer() == issuer)
             .ok_or_else(|| invalid("its issuer is not one this gateway trusts"))?;
         let verifier = match authority.key(header.kid.as_deref()).await {
             Lookup::Found(verifier) => verifier,
             Lookup::Unknown => {
-                return Err(invalid(
-                    "no key of its issuer has its key id (`kid`): an old key, or none",
-                ))
+                return Ok(Kept {
+                    exp: now + REFUSAL_KEPT,
+                    verdict: Verdict::Refused(UNKNOWN_KEY),
+                })
             }
+            Lookup::Withdrawn => {
+                return Ok(Kept {
+                    exp: now + REFUSAL_KEPT,
+                    verdict: Verdict::Refused(WITHDRAWN),
+                })
+            }
+            Lookup::NotYet { retry_after } => return Err(Refusal::KeyNotYetKnown { retry_after }),
             Lookup::Unavailable => return Err(Refusal::AuthorityUnavailable),
         };
         if verifier
@@ -215,16 +274,25 @@ impl TokenCheck {
             .client_id
             .or(claims.sub)
             .unwrap_or_else(|| "a token without a subject".to_owned());
-        // Kept no longer than the token is valid, whatever the leeway.
-        let exp = claims.exp.max(now);
-        Ok((
-            Admitted {
-                agent,
-                principal,
-                reach,
+        Ok(Kept {
+            // Kept no longer than the token is valid, whatever the leeway.
+            exp: claims.exp.max(now),
+            verdict: Verdict::Admitted {
+                admitted: Admitted {
+                    agent,
+                    principal,
+                    reach,
+                },
+                authority: position,
+                key: verifier.held_as,
             },
-            exp,
-        ))
+        })
+    }
+}
+
+fn invalid(why: &str) -> Refusal {
+    Refusal::TokenInvalid {
+        why: why.to_owned(),
     }
 }
 

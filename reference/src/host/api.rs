@@ -11,14 +11,20 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::settings::{ApiSettings, CredentialSource, ExchangeSettings};
+use super::errors::ApiError;
+use super::settings::{ApiSettings, CredentialSource, ExchangeSettings, Key, Origin};
 use crate::answer;
+use crate::cleartext::Cleartext;
 use crate::convert::{self, Catalogue, CredentialPlacement};
 use crate::exchange::ExchangeConfig;
-use crate::gateway::{CompiledTools, Gateway, Limits, UpstreamConfig};
-use crate::load;
+use crate::gateway::{self, CompiledTools, Gateway, Limits, UpstreamConfig};
+use crate::load::{self, LoadError};
+use crate::request::DestinationError;
 use crate::secret::Secret;
 use crate::watch::ApiMeter;
+
+/// A document read, or why it could not be: shared by the APIs that serve it.
+type Read = Result<(Arc<CompiledTools>, usize), Arc<LoadError>>;
 
 /// Below this many characters a credential is likely to stand in ordinary
 /// text (a credential `e` masks `method` as `m[credential]thod`).
@@ -29,7 +35,7 @@ const SHORT_CREDENTIAL: usize = 8;
 /// for each build, so a reload reads every document again.
 #[derive(Default)]
 pub struct Documents {
-    read: HashMap<String, Result<(Arc<CompiledTools>, usize), String>>,
+    read: HashMap<String, Read>,
 }
 
 impl Documents {
@@ -56,10 +62,11 @@ impl Documents {
                     let Some((key, api)) = wanted.get(at) else {
                         break;
                     };
-                    let loaded =
-                        catalogue(&api.openapi, &api.tools).map(|(catalogue, deprecated)| {
+                    let loaded = catalogue(&api.openapi, &api.tools)
+                        .map(|(catalogue, deprecated)| {
                             (Arc::new(CompiledTools::new(catalogue)), deprecated)
-                        });
+                        })
+                        .map_err(Arc::new);
                     read.lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .insert(key.clone(), loaded);
@@ -108,29 +115,28 @@ pub struct Summary {
 }
 
 /// Reads the API's document into tools, and its credential and CA file.
-/// An error names the API (when there are several) and what is wrong.
-pub fn prepare(settings: &ApiSettings, documents: &mut Documents) -> Result<Prepared, String> {
-    let named = |error: String| match &settings.name {
-        Some(_) => format!("{}: {error}", settings.label()),
-        None => error,
-    };
+/// An error names where the setting at fault is written.
+pub fn prepare(settings: &ApiSettings, documents: &mut Documents) -> Result<Prepared, ApiError> {
     let key = document_key(settings);
-    let (compiled, deprecated) = match documents.read.get(&key) {
-        Some(read) => read.clone().map_err(named)?,
+    let read = match documents.read.get(&key) {
+        Some(read) => read.clone(),
         None => {
-            let (catalogue, deprecated) =
-                catalogue(&settings.openapi, &settings.tools).map_err(named)?;
-            let read = (Arc::new(CompiledTools::new(catalogue)), deprecated);
-            documents.read.insert(key, Ok(read.clone()));
+            let read = catalogue(&settings.openapi, &settings.tools)
+                .map(|(catalogue, deprecated)| {
+                    (Arc::new(CompiledTools::new(catalogue)), deprecated)
+                })
+                .map_err(Arc::new);
+            documents.read.insert(key, read.clone());
             read
         }
     };
-    let credential = read_credential(&settings.credential).map_err(named)?;
+    let (compiled, deprecated) = read.map_err(|error| document_error(settings, &error))?;
+    let credential = read_credential(settings)?;
     let trusted_ca_pem = match &settings.ca_file {
-        Some(path) => Some(
-            std::fs::read(path)
-                .map_err(|e| named(format!("cannot read the CA file {}: {e}", path.display())))?,
-        ),
+        Some(path) => Some(std::fs::read(path).map_err(|source| ApiError::Unreadable {
+            at: settings.written(Key::CaFile),
+            source,
+        })?),
         None => None,
     };
     Ok(Prepared {
@@ -142,10 +148,32 @@ pub fn prepare(settings: &ApiSettings, documents: &mut Documents) -> Result<Prep
     })
 }
 
+/// Why the API's document cannot be used. A file the config file names
+/// and that cannot be read is named by its key, not its path: the path is
+/// a value of the file.
+fn document_error(settings: &ApiSettings, error: &Arc<LoadError>) -> ApiError {
+    let at = settings.written(Key::OpenApi);
+    match (&settings.origin, error.as_ref()) {
+        (Origin::Config { .. }, LoadError::Read { source, .. }) => ApiError::Unreadable {
+            at,
+            source: std::io::Error::new(source.kind(), source.to_string()),
+        },
+        (Origin::Config { .. }, LoadError::Url { .. }) => ApiError::DocumentIsUrl { at },
+        (Origin::Config { .. }, _) => ApiError::Document {
+            at,
+            source: Arc::clone(error),
+        },
+        (Origin::Flags, _) => ApiError::Load(Arc::clone(error)),
+    }
+}
+
 /// The document's tools, and how many of its operations were left out as
 /// deprecated (TC-NAME-010).
-pub fn catalogue(openapi: &Path, options: &convert::Options) -> Result<(Catalogue, usize), String> {
-    let document = load::load_path(openapi).map_err(|e| e.to_string())?;
+pub fn catalogue(
+    openapi: &Path,
+    options: &convert::Options,
+) -> Result<(Catalogue, usize), LoadError> {
+    let document = load::load_path(openapi)?;
     // What was passed over (an external `$ref`, a parameter in an unknown place)
     // is said in the log on stderr, which stays free of MCP traffic even over stdio.
     for warning in &document.warnings {
@@ -156,7 +184,7 @@ pub fn catalogue(openapi: &Path, options: &convert::Options) -> Result<(Catalogu
         .iter()
         .filter(|op| op.deprecated)
         .count();
-    let catalogue = convert::convert_with(&document, options).map_err(|e| e.to_string())?;
+    let catalogue = convert::convert_with(&document, options)?;
     for selector in &catalogue.unmatched_selectors {
         tracing::warn!("{selector} names no operation of the document: nothing is chosen by it");
     }
@@ -186,7 +214,7 @@ pub fn build(
     also_masked: Vec<Vec<String>>,
     limits: Limits,
     meter: ApiMeter,
-) -> Result<Built, String> {
+) -> Result<Built, ApiError> {
     let Prepared {
         settings,
         compiled,
@@ -195,16 +223,11 @@ pub fn build(
         trusted_ca_pem,
     } = prepared;
     let catalogue = compiled.catalogue();
-    let named = |error: String| match &settings.name {
-        Some(_) => format!("{}: {error}", settings.label()),
-        None => error,
-    };
     let exchange = settings
         .exchange
         .as_ref()
-        .map(|exchange| exchange_config(exchange, catalogue, &settings.base_url))
-        .transpose()
-        .map_err(named)?;
+        .map(|exchange| exchange_config(exchange, catalogue, &settings))
+        .transpose()?;
     let upstream = UpstreamConfig {
         base_url: settings.base_url.clone(),
         credential,
@@ -219,8 +242,20 @@ pub fn build(
         not_chosen: catalogue.left_out_by_selection,
         credential: review(catalogue, &upstream, &settings),
     };
-    let gateway =
-        Gateway::with_tools(compiled, upstream, limits).map_err(|e| named(e.to_string()))?;
+    let gateway = Gateway::with_tools(compiled, upstream, limits).map_err(|source| {
+        let key = match &source {
+            gateway::ConfigError::Destination(
+                DestinationError::NotAHeaderValue | DestinationError::NotAHeaderName,
+            ) => Key::Credential,
+            gateway::ConfigError::Destination(_) => Key::BaseUrl,
+            gateway::ConfigError::Client(_) => Key::CaFile,
+            gateway::ConfigError::NoClientSecret => Key::Credential,
+        };
+        ApiError::Gateway {
+            at: settings.written(key),
+            source,
+        }
+    })?;
     Ok(Built {
         settings,
         gateway: Arc::new(gateway.metered(meter)),
@@ -230,24 +265,31 @@ pub fn build(
 
 /// Where the API's tokens are asked for: the configured token URL, else
 /// the document's client-credentials flow's, taken from the base URL when
-/// it is relative.
+/// it is relative. The client's secret goes there, so a configured one is
+/// spoken to over plain http on loopback only (unless allowed), and the
+/// document's over https only.
 fn exchange_config(
     exchange: &ExchangeSettings,
     catalogue: &Catalogue,
-    base_url: &str,
-) -> Result<ExchangeConfig, String> {
-    let written = exchange
-        .token_url
-        .clone()
-        .or_else(|| catalogue.token_url.clone())
-        .ok_or_else(|| {
-            "its credential is an OAuth client's secret, but neither the configuration's token \
-             URL nor the document's oauth2 clientCredentials flow says where to ask for tokens"
-                .to_owned()
+    settings: &ApiSettings,
+) -> Result<ExchangeConfig, ApiError> {
+    let at = settings.written(Key::TokenUrl);
+    let (written, rule) = match (&exchange.token_url, &catalogue.token_url) {
+        (Some(configured), _) => (configured, exchange.cleartext),
+        (None, Some(documented)) => (documented, Cleartext::LoopbackOnly),
+        (None, None) => return Err(ApiError::NoTokenUrl { at }),
+    };
+    let token_url = url::Url::parse(&settings.base_url)
+        .and_then(|base| base.join(written))
+        .map_err(|_| ApiError::TokenUrl {
+            at: at.clone(),
+            why: crate::cleartext::UrlRefused::NotAUrl,
         })?;
-    let token_url = url::Url::parse(base_url)
-        .and_then(|base| base.join(&written))
-        .map_err(|e| format!("the token URL `{written}` cannot be used: {e}"))?;
+    if exchange.token_url.is_none() && token_url.scheme() != "https" {
+        return Err(ApiError::DocumentTokenUrlNotHttps { at });
+    }
+    rule.check(token_url.as_str())
+        .map_err(|why| ApiError::TokenUrl { at, why })?;
     Ok(ExchangeConfig {
         token_url: token_url.to_string(),
         client_id: exchange.client_id.clone(),
@@ -349,19 +391,27 @@ fn is_json(content_type: &str) -> bool {
 
 /// The credential from a file or the environment, never from the command
 /// line, where the process list would show it.
-fn read_credential(source: &CredentialSource) -> Result<Option<Secret>, String> {
-    let raw = match source {
+fn read_credential(settings: &ApiSettings) -> Result<Option<Secret>, ApiError> {
+    let raw = match &settings.credential {
         CredentialSource::None => return Ok(None),
-        CredentialSource::File(path) => std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read credential file {}: {e}", path.display()))?,
+        CredentialSource::File(path) => {
+            std::fs::read_to_string(path).map_err(|source| ApiError::Unreadable {
+                at: settings.written(Key::CredentialFile),
+                source,
+            })?
+        }
         CredentialSource::Env { name, required } => match std::env::var(name) {
             Ok(value) => value,
             Err(std::env::VarError::NotPresent) if !required => return Ok(None),
             Err(std::env::VarError::NotPresent) => {
-                return Err(format!("the credential's variable {name} is not set"))
+                return Err(ApiError::EnvUnset {
+                    at: settings.written(Key::CredentialEnv),
+                })
             }
             Err(std::env::VarError::NotUnicode(_)) => {
-                return Err(format!("{name} is not valid UTF-8"))
+                return Err(ApiError::EnvNotText {
+                    at: settings.written(Key::CredentialEnv),
+                })
             }
         },
     };

@@ -14,66 +14,101 @@
 //! ```
 //!
 //! Unknown keys are errors, and every error names the file, the line and
-//! the key. Secrets never stand in the file: a credential names the
-//! variable or the file that holds it.
+//! the key, and the form expected. Secrets never stand in the file: a
+//! credential names the variable or the file that holds it. An error never
+//! repeats a value of the file, since that value may be a secret written
+//! where its reference belongs.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::settings::{ApiSettings, CredentialSource, ExchangeSettings, Settings};
+use super::errors::ConfigError;
+use super::settings::{ApiSettings, CredentialSource, ExchangeSettings, Key, Origin, Settings};
 use crate::agents::{self, AgentsSettings, KeysSettings, OAuthSettings, ScopeNames};
+use crate::cleartext::Cleartext;
 use crate::convert::{self, CredentialPlacement, Selection};
 
 /// Reads the config file at `path`: its APIs, with every path in it taken
 /// from the file's own folder.
-pub fn read(path: &Path) -> Result<Settings, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the config file {}: {e}", path.display()))?;
-    parse(&text, path.parent().unwrap_or(Path::new(".")))
-        .map_err(|why| format!("{}:{why}", path.display()))
+pub fn read(path: &Path) -> Result<Settings, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Unreadable {
+        file: path.to_owned(),
+        source,
+    })?;
+    parse(&text, path)
 }
 
-/// The settings of a config file's text, its relative paths under `folder`.
-/// An error starts with the line (`12: ...`) where one is known.
-pub fn parse(text: &str, folder: &Path) -> Result<Settings, String> {
-    let file: File = yaml_serde::from_str(text).map_err(|error| match error.location() {
-        Some(at) => {
-            let message = without_location(&error.to_string()).to_owned();
-            // A value refused after it was read is reported where its API
-            // starts; its message names the key, whose own line is below.
-            let line = refused_key(&message)
-                .and_then(|key| key_line(text, at.line(), key))
-                .unwrap_or(at.line());
-            format!("{line}: {message}")
+/// The settings of the config file `file` whose text is `text`, its
+/// relative paths under the file's folder.
+pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
+    let invalid = |line: Option<usize>, message: String| ConfigError::Invalid {
+        file: file.to_owned(),
+        line,
+        message,
+    };
+    let folder = file.parent().unwrap_or(Path::new("."));
+    let parsed: File = yaml_serde::from_str(text).map_err(|error| {
+        let message = without_values(without_location(&error.to_string()));
+        match error.location() {
+            Some(at) => {
+                // A value refused after it was read is reported where its
+                // API starts; its message names the key, whose own line is
+                // below.
+                let line = refused_key(&message)
+                    .and_then(|key| key_line(text, at.line(), usize::MAX, key))
+                    .unwrap_or(at.line());
+                invalid(Some(line), message)
+            }
+            None => invalid(None, message),
         }
-        None => format!(" {error}"),
     })?;
-    if file.apis.is_empty() {
-        return Err(" `apis` lists no API: a gateway needs one to serve".to_owned());
+    if parsed.apis.is_empty() {
+        return Err(invalid(
+            None,
+            "`apis` lists no API: a gateway needs one to serve".to_owned(),
+        ));
     }
+    let outline = Outline::of(text);
     let mut names: Vec<&str> = Vec::new();
-    for api in &file.apis {
+    for (index, api) in parsed.apis.iter().enumerate() {
         if names.contains(&api.name.0.as_str()) {
-            return Err(format!(
-                "{}: apis: the name `{}` is given to two APIs; each API's endpoint is \
-                 /mcp/{{name}}, so names must differ",
-                line_of(text, &format!("name: {}", api.name.0)).unwrap_or(0),
-                api.name.0
+            return Err(invalid(
+                outline.api_line(index),
+                format!(
+                    "apis[{index}].name: the name `{}` is given to two APIs; each API's endpoint \
+                     is /mcp/{{name}}, so names must differ",
+                    api.name.0
+                ),
             ));
         }
         names.push(&api.name.0);
     }
-    let default_agents = file.agents.map(|agents| agents.settings(folder));
-    let apis = file
+    let default_agents = parsed.agents.map(|agents| agents.settings(folder));
+    let apis = parsed
         .apis
         .into_iter()
-        .map(|api| api.settings(folder, default_agents.as_ref()))
+        .enumerate()
+        .map(|(index, api)| {
+            let mut lines = outline.key_lines(text, index);
+            let file_agents = api.agents.is_none();
+            if let (true, Some(line)) = (file_agents, outline.agents) {
+                lines.insert(Key::Agents, line);
+            }
+            let origin = Origin::Config {
+                file: file.to_owned(),
+                index,
+                lines,
+                file_agents,
+            };
+            api.settings(folder, default_agents.as_ref(), origin)
+        })
         .collect();
     Ok(Settings {
         apis,
-        public_url: file.public_url,
+        public_url: parsed.public_url,
     })
 }
 
@@ -88,7 +123,10 @@ struct File {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "an API: a map with `name`, `openapi` and `base_url`"
+)]
 struct Api {
     name: Name,
     openapi: PathBuf,
@@ -112,8 +150,8 @@ struct Api {
 struct Name(String);
 
 impl TryFrom<String> for Name {
-    type Error = String;
-    fn try_from(name: String) -> Result<Self, String> {
+    type Error = &'static str;
+    fn try_from(name: String) -> Result<Self, Self::Error> {
         let fits = !name.is_empty()
             && name.len() <= 64
             && name
@@ -123,10 +161,10 @@ impl TryFrom<String> for Name {
         if fits {
             Ok(Name(name))
         } else {
-            Err(format!(
-                "name: `{name}` cannot name an API: use 1 to 64 letters, digits, `-`, `_` and \
-                 `.` (not first), as it is the endpoint's path segment"
-            ))
+            Err(
+                "name: it cannot name an API: use 1 to 64 letters, digits, `-`, `_` and `.` \
+                 (not first), as it is the endpoint's path segment",
+            )
         }
     }
 }
@@ -148,7 +186,11 @@ enum Source {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "where the credential is read from, never the credential itself: \
+                 `{ env: VARIABLE }` or `{ file: PATH }`"
+)]
 struct CredentialFields {
     #[serde(default)]
     env: Option<String>,
@@ -160,6 +202,9 @@ struct CredentialFields {
     token_url: Option<String>,
     #[serde(default)]
     scopes: Vec<String>,
+    /// A `token_url` over plain http off loopback is taken.
+    #[serde(default)]
+    allow_http: bool,
 }
 
 impl TryFrom<CredentialFields> for Credential {
@@ -173,21 +218,29 @@ impl TryFrom<CredentialFields> for Credential {
                     "credential: it is read from `{ env: NAME }` or `{ file: PATH }`, one of them",
                 ),
             };
-        let exchange = match (fields.client_id, fields.token_url, fields.scopes.is_empty()) {
-            (Some(client_id), token_url, _) => Some(ExchangeSettings {
-                client_id,
-                token_url,
-                scopes: fields.scopes,
-            }),
-            (None, None, true) => None,
-            (None, _, _) => {
-                return Err(
-                    "credential: `token_url` and `scopes` are for an OAuth client: give its \
-                     `client_id`",
-                )
-            }
-        };
+        let exchange =
+            match (fields.client_id, fields.token_url, fields.scopes.is_empty()) {
+                (Some(client_id), token_url, _) => Some(ExchangeSettings {
+                    client_id,
+                    token_url,
+                    scopes: fields.scopes,
+                    cleartext: cleartext(fields.allow_http),
+                }),
+                (None, None, true) if !fields.allow_http => None,
+                (None, _, _) => return Err(
+                    "credential: `token_url`, `scopes` and `allow_http` are for an OAuth client: \
+                     give its `client_id`",
+                ),
+            };
         Ok(Credential { source, exchange })
+    }
+}
+
+fn cleartext(allowed: bool) -> Cleartext {
+    if allowed {
+        Cleartext::Allowed
+    } else {
+        Cleartext::LoopbackOnly
     }
 }
 
@@ -196,11 +249,11 @@ impl TryFrom<CredentialFields> for Credential {
 struct Placement(CredentialPlacement);
 
 impl TryFrom<String> for Placement {
-    type Error = String;
-    fn try_from(text: String) -> Result<Self, String> {
-        text.parse()
-            .map(Placement)
-            .map_err(|why: String| format!("credential_in: {why}"))
+    type Error = &'static str;
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        text.parse().map(Placement).map_err(|_| {
+            "credential_in: it is not a placement: use bearer, basic, header:NAME or query:NAME"
+        })
     }
 }
 
@@ -228,7 +281,7 @@ impl TryFrom<String> for Glob {
     fn try_from(text: String) -> Result<Self, String> {
         glob::Pattern::new(&text)
             .map(Glob)
-            .map_err(|e| format!("tools: `{text}` is not a glob: {e}"))
+            .map_err(|e| format!("tools: a pattern is not a glob: {}", e.msg))
     }
 }
 
@@ -244,7 +297,7 @@ impl TryFrom<usize> for NameLimit {
             Ok(NameLimit(limit))
         } else {
             Err(format!(
-                "max_name_length: it must be from {} to {}, not {limit}",
+                "max_name_length: it must be from {} to {}",
                 range.start(),
                 range.end()
             ))
@@ -277,9 +330,31 @@ struct OAuth {
     scopes: Option<Scopes>,
     #[serde(default)]
     algorithms: Vec<String>,
-    /// Seconds.
     #[serde(default)]
-    key_refresh_interval: Option<u64>,
+    key_refresh_interval: Option<RefreshInterval>,
+    /// Issuers over plain http off loopback are taken.
+    #[serde(default)]
+    allow_http: bool,
+}
+
+/// Seconds, at least one: with none, every token naming an unknown key
+/// would fetch the keys.
+#[derive(Deserialize)]
+#[serde(try_from = "u64")]
+struct RefreshInterval(u64);
+
+impl TryFrom<u64> for RefreshInterval {
+    type Error = &'static str;
+    fn try_from(seconds: u64) -> Result<Self, Self::Error> {
+        if seconds == 0 {
+            Err(
+                "key_refresh_interval: it must be at least 1 (seconds): with 0, every token \
+                 naming an unknown key would fetch the authorization server's keys",
+            )
+        } else {
+            Ok(RefreshInterval(seconds))
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -290,7 +365,12 @@ struct Scopes {
 }
 
 impl Api {
-    fn settings(self, folder: &Path, default_agents: Option<&AgentsSettings>) -> ApiSettings {
+    fn settings(
+        self,
+        folder: &Path,
+        default_agents: Option<&AgentsSettings>,
+        origin: Origin,
+    ) -> ApiSettings {
         let (credential, exchange) = match self.credential {
             None => (CredentialSource::None, None),
             Some(Credential { source, exchange }) => (
@@ -330,6 +410,7 @@ impl Api {
             ca_file: self.ca_file.map(|file| folder.join(file)),
             agents,
             exchange,
+            origin,
         }
     }
 }
@@ -350,9 +431,92 @@ impl Agents {
                 algorithms: oauth.algorithms,
                 key_refresh_interval: oauth
                     .key_refresh_interval
-                    .map_or(agents::DEFAULT_KEY_REFRESH_INTERVAL, Duration::from_secs),
+                    .map_or(agents::DEFAULT_KEY_REFRESH_INTERVAL, |interval| {
+                        Duration::from_secs(interval.0)
+                    }),
+                cleartext: cleartext(oauth.allow_http),
             }),
         }
+    }
+}
+
+/// Where the APIs of the file's text start, and its `agents`.
+struct Outline {
+    /// The line (from 1) of each API's entry under `apis`.
+    apis: Vec<usize>,
+    agents: Option<usize>,
+    lines: usize,
+}
+
+impl Outline {
+    fn of(text: &str) -> Outline {
+        let mut apis = Vec::new();
+        let mut agents = None;
+        let mut in_apis = false;
+        let mut item_indent = None;
+        for (number, line) in text.lines().enumerate().map(|(n, l)| (n + 1, l)) {
+            let content = line.trim_start();
+            if content.is_empty() || content.starts_with('#') {
+                continue;
+            }
+            let indent = line.len() - content.len();
+            if indent == 0 && !content.starts_with('-') {
+                in_apis = content.starts_with("apis:");
+                if content.starts_with("agents:") {
+                    agents = Some(number);
+                }
+                continue;
+            }
+            if in_apis && (content.starts_with("- ") || content == "-") {
+                let indent = *item_indent.get_or_insert(indent);
+                if line.len() - content.len() == indent {
+                    apis.push(number);
+                }
+            }
+        }
+        Outline {
+            apis,
+            agents,
+            lines: text.lines().count(),
+        }
+    }
+
+    fn api_line(&self, index: usize) -> Option<usize> {
+        self.apis.get(index).copied()
+    }
+
+    /// The lines of the `index`th API's keys that messages name.
+    fn key_lines(&self, text: &str, index: usize) -> BTreeMap<Key, usize> {
+        let mut lines = BTreeMap::new();
+        let Some(start) = self.api_line(index) else {
+            return lines;
+        };
+        let end = self.api_line(index + 1).unwrap_or(self.lines + 1);
+        lines.insert(Key::Api, start);
+        let find = |from: usize, key: &str| key_line(text, from, end, key);
+        for (key, written) in [
+            (Key::OpenApi, "openapi"),
+            (Key::BaseUrl, "base_url"),
+            (Key::CaFile, "ca_file"),
+            (Key::Agents, "agents"),
+        ] {
+            if let Some(line) = find(start, written) {
+                lines.insert(key, line);
+            }
+        }
+        if let Some(credential) = find(start, "credential") {
+            lines.insert(Key::Credential, credential);
+            for (key, written) in [
+                (Key::CredentialEnv, "env"),
+                (Key::CredentialFile, "file"),
+                (Key::TokenUrl, "token_url"),
+            ] {
+                if let Some(line) = find(credential, written) {
+                    lines.insert(key, line);
+                }
+            }
+        }
+        lines
     }
 }
 
@@ -366,17 +530,21 @@ fn refused_key(message: &str) -> Option<&str> {
         .then_some(key)
 }
 
-/// The first line from `from` (from 1) where `key:` is written.
-fn key_line(text: &str, from: usize, key: &str) -> Option<usize> {
+/// The first line from `from` (from 1) and before `end` where `key:` is
+/// written.
+fn key_line(text: &str, from: usize, end: usize, key: &str) -> Option<usize> {
     let written = format!("{key}:");
     text.lines()
         .enumerate()
         .skip(from.saturating_sub(1))
+        .take_while(|(number, _)| number + 1 < end)
         .find(|(_, line)| {
             let line = line.trim_start().trim_start_matches("- ");
             line.starts_with(&written)
                 || line.contains(&format!("{{ {written}"))
+                || line.contains(&format!("{{{written}"))
                 || line.contains(&format!(", {written}"))
+                || line.contains(&format!(",{written}"))
         })
         .map(|(number, _)| number + 1)
 }
@@ -389,14 +557,51 @@ fn without_location(message: &str) -> &str {
         .map_or(message, |at| &message[..at])
 }
 
-/// The line (from 1) of the second line holding `needle`, for a name given
-/// twice.
-fn line_of(text: &str, needle: &str) -> Option<usize> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| line.contains(needle))
-        .nth(1)
-        .map(|(number, _)| number + 1)
+/// A deserializer's message with the value it quotes taken out: serde
+/// writes `invalid type: string "sk_live_...", expected ...`, and the
+/// value may be a secret written where its reference belongs. What is
+/// left names the key, the kind of value found and the form expected.
+fn without_values(message: &str) -> String {
+    for said in ["invalid type: ", "invalid value: "] {
+        if let Some(at) = message.find(said) {
+            let rest = &message[at + said.len()..];
+            let (found, expected) = match rest.find(", expected ") {
+                Some(cut) => (&rest[..cut], &rest[cut..]),
+                None => (rest, ""),
+            };
+            return format!("{}{said}{}{expected}", &message[..at], kind_of(found));
+        }
+    }
+    if let Some(at) = message.find("unknown variant `") {
+        let rest = &message[at + "unknown variant `".len()..];
+        let after = rest.find('`').map_or("", |end| &rest[end + 1..]);
+        return format!("{}unknown variant{after}", &message[..at]);
+    }
+    message.to_owned()
+}
+
+/// What serde calls a value it did not expect, without the value: the
+/// words before its quoted form (`string`, `integer`, `boolean`, ...).
+fn kind_of(found: &str) -> &'static str {
+    const KINDS: [(&str, &str); 12] = [
+        ("string", "a string"),
+        ("integer", "an integer"),
+        ("floating point", "a number"),
+        ("boolean", "a boolean"),
+        ("character", "a character"),
+        ("byte array", "bytes"),
+        ("unit value", "nothing (null)"),
+        ("Option value", "an optional value"),
+        ("sequence", "a list"),
+        ("map", "a map"),
+        ("enum", "a tagged value"),
+        ("unit variant", "a tagged value"),
+    ];
+    let words = found.split(['`', '"']).next().unwrap_or_default().trim();
+    KINDS
+        .iter()
+        .find(|(kind, _)| words == *kind)
+        .map_or("a value of another form", |(_, said)| said)
 }
 
 #[cfg(test)]
@@ -404,7 +609,7 @@ mod tests {
     use super::*;
 
     fn parsed(text: &str) -> Result<Settings, String> {
-        parse(text, Path::new("/etc/gateway"))
+        parse(text, Path::new("/etc/gateway/c.yaml")).map_err(|error| error.to_string())
     }
 
     #[test]
@@ -484,7 +689,7 @@ mod tests {
             (
                 format!("{api}    credential_in: cookie:x\n"),
                 "5:",
-                "unknown placement",
+                "not a placement",
             ),
             (
                 "apis:\n  - name: my pets\n    openapi: p.yaml\n    base_url: https://x\n"
@@ -511,8 +716,102 @@ mod tests {
         ];
         for (text, line, why) in cases {
             let error = parsed(&text).expect_err(&text);
-            assert!(error.starts_with(line), "{text}\n{error}");
+            let at = format!("/etc/gateway/c.yaml:{line}");
+            assert!(error.starts_with(&at), "{text}\n{error}");
             assert!(error.contains(why), "{text}\n{error}");
         }
+    }
+
+    /// A secret written where a reference, a name or a number belongs is
+    /// never printed back: the error names the line and key instead.
+    #[test]
+    fn no_error_repeats_a_value_of_the_file() {
+        const SECRET: &str = "sk_live_5ecret0fTheOperator";
+        let api = "apis:\n  - name: pets\n    openapi: p.yaml\n    base_url: https://x\n";
+        let wrong = [
+            format!("{api}    credential: {SECRET}\n"),
+            format!("{api}    credential: [{SECRET}]\n"),
+            format!("{api}    credential: {{ env: [{SECRET}] }}\n"),
+            format!("{api}    credential_in: {SECRET}\n"),
+            format!("{api}    tools: {{ include_tools: ['[{SECRET}'] }}\n"),
+            format!("{api}    tools: {{ max_name_length: {SECRET} }}\n"),
+            format!("{api}    tools: {SECRET}\n"),
+            format!("{api}    agents: {SECRET}\n"),
+            format!("{api}    agents: {{ oauth: {{ issuers: {SECRET} }} }}\n"),
+            format!(
+                "{api}    agents: {{ oauth: {{ issuers: [x], key_refresh_interval: {SECRET} }} }}\n"
+            ),
+            format!("apis:\n  - name: {SECRET}/x\n    openapi: p.yaml\n    base_url: https://x\n"),
+            format!("apis:\n  - name: [{SECRET}]\n    openapi: p.yaml\n    base_url: https://x\n"),
+            format!("apis:\n  - {SECRET}\n"),
+            format!("apis: {SECRET}\n"),
+            format!("public_url: [{SECRET}]\n{api}"),
+            format!("{SECRET}\n"),
+        ];
+        for text in wrong {
+            let error = parsed(&text).expect_err(&text);
+            assert!(
+                !error.contains("5ecret0f"),
+                "the value is printed back:\n{text}\n{error}"
+            );
+            assert!(error.starts_with("/etc/gateway/c.yaml:"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_refresh_interval_of_zero_is_refused_and_plain_http_is_asked_for() {
+        let api = "apis:\n  - name: pets\n    openapi: p.yaml\n    base_url: https://x\n";
+        let error = parsed(&format!(
+            "{api}    agents: {{ oauth: {{ issuers: [x], key_refresh_interval: 0 }} }}\n"
+        ))
+        .expect_err("refused");
+        assert!(error.contains("at least 1"), "{error}");
+        let settings = parsed(&format!(
+            "{api}    agents: {{ oauth: {{ issuers: [x], allow_http: true }} }}\n"
+        ))
+        .expect("parses");
+        let oauth = settings.apis[0].agents.oauth.as_ref().expect("oauth");
+        assert_eq!(oauth.cleartext, Cleartext::Allowed);
+        let settings = parsed(&format!(
+            "{api}    credential: {{ file: s, client_id: c, token_url: http://auth, allow_http: true }}\n"
+        ))
+        .expect("parses");
+        let exchange = settings.apis[0].exchange.as_ref().expect("an exchange");
+        assert_eq!(exchange.cleartext, Cleartext::Allowed);
+    }
+
+    #[test]
+    fn messages_name_where_each_key_is_written() {
+        let settings = parsed(
+            "agents:\n  keys: { file: k }\napis:\n  - name: a\n    openapi: a.yaml\n    \
+             base_url: https://a\n  - name: b\n    base_url: https://b\n    openapi: b.yaml\n    \
+             credential:\n      env: B_KEY\n    agents: {}\n",
+        )
+        .expect("parses");
+        let at = |api: usize, key| settings.apis[api].written(key).to_string();
+        assert_eq!(
+            at(0, Key::OpenApi),
+            "/etc/gateway/c.yaml:5: apis[0].openapi (API `a`)"
+        );
+        assert_eq!(
+            at(0, Key::Agents),
+            "/etc/gateway/c.yaml:1: agents (API `a`)"
+        );
+        assert_eq!(
+            at(1, Key::OpenApi),
+            "/etc/gateway/c.yaml:9: apis[1].openapi (API `b`)"
+        );
+        assert_eq!(
+            at(1, Key::CredentialEnv),
+            "/etc/gateway/c.yaml:11: apis[1].credential.env (API `b`)"
+        );
+        assert_eq!(
+            at(1, Key::Agents),
+            "/etc/gateway/c.yaml:12: apis[1].agents (API `b`)"
+        );
+        assert_eq!(
+            at(1, Key::CaFile),
+            "/etc/gateway/c.yaml:7: apis[1].ca_file (API `b`)"
+        );
     }
 }

@@ -4,13 +4,14 @@
 
 use std::sync::Arc;
 
+use super::errors::HostError;
 use super::settings::Settings;
 use super::table::Table;
 
 /// On each SIGHUP, reads the settings again with `read` and replaces the
 /// table with them; a reload that fails is logged with its error, and the
 /// table serves on as it was.
-pub async fn reload_on_hangup(table: Arc<Table>, read: impl Fn() -> Result<Settings, String>) {
+pub async fn reload_on_hangup(table: Arc<Table>, read: impl Fn() -> Result<Settings, HostError>) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
@@ -30,8 +31,8 @@ pub async fn reload_on_hangup(table: Arc<Table>, read: impl Fn() -> Result<Setti
 }
 
 /// One reload, logged.
-pub fn reload(table: &Table, read: &impl Fn() -> Result<Settings, String>) {
-    let reloaded = read().and_then(|settings| table.reload(&settings));
+pub fn reload(table: &Table, read: &impl Fn() -> Result<Settings, HostError>) {
+    let reloaded = read().and_then(|settings| Ok(table.reload(&settings)?));
     table.metrics().reloaded(reloaded.is_ok());
     match reloaded {
         Ok(changes) => tracing::info!(

@@ -14,7 +14,8 @@ use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
 
 use super::api::{self, Built, Summary};
-use super::settings::{ApiSettings, Settings};
+use super::errors::{ApiError, HostError};
+use super::settings::{ApiSettings, Key, Settings};
 use crate::agents::{self, Authorities, Gate, Resource, SessionOwners};
 use crate::gateway::Limits;
 use crate::mcp::{self, HttpEndpoint, HttpOptions, McpServer};
@@ -83,7 +84,7 @@ impl Table {
         limits: Limits,
         listen_url: Option<String>,
         metrics: Arc<Metrics>,
-    ) -> Result<Table, String> {
+    ) -> Result<Table, HostError> {
         let table = Table {
             routes: RwLock::new(Arc::new(Routes::new(0, Vec::new()))),
             options,
@@ -104,7 +105,7 @@ impl Table {
     }
 
     /// Every API of `settings` built, with its agents' checks.
-    fn build(&self, settings: &Settings) -> Result<Vec<(Built, Gate)>, String> {
+    fn build(&self, settings: &Settings) -> Result<Vec<(Built, Gate)>, ApiError> {
         let public_url = settings.public_url.as_ref().or(self.listen_url.as_ref());
         let built = build_all(settings, self.limits, &self.metrics)?;
         built
@@ -114,12 +115,9 @@ impl Table {
                     (Some(url), _) => url.as_str(),
                     (None, None) => "http://localhost",
                     (None, Some(_)) => {
-                        return Err(format!(
-                            "{}: MCP authorization needs the URL agents reach the gateway at, \
-                             which tokens are issued for: give it with --public-url (or \
-                             `public_url` in the config file)",
-                            built.settings.label()
-                        ))
+                        return Err(ApiError::NoPublicUrl {
+                            api: built.settings.label(),
+                        })
                     }
                 };
                 let resource = Resource::at(public_url, &built.settings.path());
@@ -129,9 +127,9 @@ impl Table {
                     &self.authorities,
                     &self.authority_client,
                 )
-                .map_err(|e| match &built.settings.name {
-                    Some(_) => format!("{}: {e}", built.settings.label()),
-                    None => e,
+                .map_err(|source| ApiError::Agents {
+                    at: built.settings.written(Key::Agents),
+                    source,
                 })?;
                 Ok((built, gate))
             })
@@ -150,8 +148,9 @@ impl Table {
 
     /// Replaces the table with `settings`' APIs, all built before any is
     /// served; on an error nothing changes.
-    pub fn reload(&self, settings: &Settings) -> Result<Changes, String> {
+    pub fn reload(&self, settings: &Settings) -> Result<Changes, ApiError> {
         let built = self.build(settings)?;
+        self.authorities.refresh_all_soon();
         let old = self.routes();
         let mut changes = Changes {
             version: old.version + 1,
@@ -283,7 +282,7 @@ pub fn build_all(
     settings: &Settings,
     limits: Limits,
     metrics: &Arc<Metrics>,
-) -> Result<Vec<Built>, String> {
+) -> Result<Vec<Built>, ApiError> {
     let mut documents = api::Documents::read_all(&settings.apis);
     let prepared = settings
         .apis

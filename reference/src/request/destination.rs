@@ -23,19 +23,18 @@ pub struct Destination {
 /// the gateway starts, so that no call fails on configuration.
 #[derive(Debug, thiserror::Error)]
 pub enum DestinationError {
-    #[error("the base URL `{base_url}` is not a URL: {reason}")]
-    NotAUrl {
-        base_url: String,
-        reason: url::ParseError,
-    },
-    #[error("the base URL `{base_url}` must be an http or https URL with a host")]
-    NotHttp { base_url: String },
-    #[error("the base URL `{base_url}` must not have a fragment")]
-    Fragment { base_url: String },
+    // The base URL is a value of the configuration, which messages never
+    // repeat: a secret may have been written in its place.
+    #[error("the base URL is not a URL: {reason}")]
+    NotAUrl { reason: url::ParseError },
+    #[error("the base URL must be an http or https URL with a host")]
+    NotHttp,
+    #[error("the base URL must not have a fragment")]
+    Fragment,
     #[error("the credential contains characters a header cannot carry")]
     NotAHeaderValue,
-    #[error("`{name}` is not a valid header name for the credential")]
-    NotAHeaderName { name: String },
+    #[error("the header named for the credential (`credential_in`, --credential-in) is not a valid header name")]
+    NotAHeaderName,
 }
 
 /// The credential, already in the form its place needs.
@@ -60,19 +59,12 @@ impl Destination {
         credential: Option<&str>,
         placement: Option<&CredentialPlacement>,
     ) -> Result<Destination, DestinationError> {
-        let base = Url::parse(base_url).map_err(|reason| DestinationError::NotAUrl {
-            base_url: base_url.to_owned(),
-            reason,
-        })?;
+        let base = Url::parse(base_url).map_err(|reason| DestinationError::NotAUrl { reason })?;
         if !matches!(base.scheme(), "http" | "https") || base.host_str().is_none() {
-            return Err(DestinationError::NotHttp {
-                base_url: base_url.to_owned(),
-            });
+            return Err(DestinationError::NotHttp);
         }
         if base.fragment().is_some() {
-            return Err(DestinationError::Fragment {
-                base_url: base_url.to_owned(),
-            });
+            return Err(DestinationError::Fragment);
         }
         let base_segments = base
             .path()
@@ -120,7 +112,7 @@ fn slot(secret: &str, placement: &CredentialPlacement) -> Result<CredentialSlot,
         // TC-REQ-012: the named header holds the credential and nothing else.
         CredentialPlacement::Header(name) => {
             let name = HeaderName::from_bytes(name.as_bytes())
-                .map_err(|_| DestinationError::NotAHeaderName { name: name.clone() })?;
+                .map_err(|_| DestinationError::NotAHeaderName)?;
             header(name, secret.to_owned())
         }
         // TC-REQ-013: a token goes in `Authorization: Bearer`.

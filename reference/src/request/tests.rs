@@ -425,16 +425,13 @@ fn empty_credential_is_not_sent() {
 #[rstest]
 #[case::not_a_url(
     "api.example.com",
-    "the base URL `api.example.com` is not a URL: relative URL without a base"
+    "the base URL is not a URL: relative URL without a base"
 )]
 #[case::other_scheme(
     "ftp://api.example.com",
-    "the base URL `ftp://api.example.com` must be an http or https URL with a host"
+    "the base URL must be an http or https URL with a host"
 )]
-#[case::fragment(
-    "https://api.example.com/#x",
-    "the base URL `https://api.example.com/#x` must not have a fragment"
-)]
+#[case::fragment("https://api.example.com/#x", "the base URL must not have a fragment")]
 fn unusable_base_urls_are_rejected_at_start(#[case] base: &str, #[case] message: &str) {
     let error = Destination::new(base, None, None).expect_err("refused");
     assert_eq!(error.to_string(), message);
@@ -449,7 +446,7 @@ fn unusable_base_urls_are_rejected_at_start(#[case] base: &str, #[case] message:
 #[case::not_a_header_name(
     "secret",
     CredentialPlacement::Header("X Key".to_owned()),
-    "`X Key` is not a valid header name for the credential"
+    "the header named for the credential (`credential_in`, --credential-in) is not a valid header name"
 )]
 fn credentials_a_header_cannot_carry_are_rejected_at_start(
     #[case] credential: &str,

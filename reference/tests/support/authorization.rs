@@ -84,6 +84,26 @@ impl AuthorizationServer {
         self.process = None;
     }
 
+    /// Freezes it (SIGSTOP), as a stalled server: connections are taken by
+    /// the kernel and never answered.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets it run again (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, which: &str) {
+        let process = self.process.as_ref().expect("the server runs");
+        let sent = Command::new("kill")
+            .args([which, &process.id().to_string()])
+            .status()
+            .expect("kill runs");
+        assert!(sent.success(), "kill {which} failed");
+    }
+
     /// An access token by the client-credentials grant, for `resource`.
     pub async fn token(&self, client: (&str, &str), scope: &str, resource: &str) -> String {
         let response = http()
