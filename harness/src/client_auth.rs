@@ -14,10 +14,18 @@
 //! ([`not_run_reason`]). Other scenarios that find the credential upstream
 //! leave it to [`RULE`]: it begins with `AGENT-`, as the agent's own values
 //! in the request rules' scenarios do, so those scenarios see it too.
+//!
+//! With `--client-auth oauth` the credential is an access token of the
+//! harness's own authorization server ([`Issuer`]), shown as a bearer
+//! token: each gateway launched gets one of its own, minted for the
+//! resource it names, and the scenarios tagged [`OAUTH_TAG`] judge its
+//! MCP authorization.
 
-use std::hash::{BuildHasher as _, RandomState};
+use std::sync::Arc;
 
 use anyhow::bail;
+
+use crate::issuer::Issuer;
 
 /// The variable that carries the client credential to the gateway.
 pub const CLIENT_CREDENTIAL_ENV: &str = "HOSTED_MCP_CLIENT_CREDENTIAL";
@@ -27,6 +35,10 @@ pub const SHOWN_AS: &str = "[client credential]";
 
 /// The tag of the scenarios that need a client credential to show.
 pub const TAG: &str = "client-auth";
+
+/// The tag of the scenarios of MCP authorization, which need the run's
+/// authorization server (`--client-auth oauth`).
+pub const OAUTH_TAG: &str = "oauth";
 
 /// The rule that the client credential never reaches the API: another
 /// rule's scenario that finds it there leaves the verdict to this one.
@@ -42,9 +54,18 @@ pub fn not_run_reason(http: bool) -> String {
     };
     let joint = if http { ", so" } else { "," };
     format!(
-        "the run has no --client-auth{joint} {why}; give --client-auth bearer or header:NAME \
-         with an HTTP --gateway that checks its clients"
+        "the run has no --client-auth{joint} {why}; give --client-auth bearer, header:NAME \
+         or oauth with an HTTP --gateway that checks its clients"
     )
+}
+
+/// Why a scenario tagged [`OAUTH_TAG`] is not run in a run without
+/// `--client-auth oauth`.
+pub fn oauth_not_run_reason() -> String {
+    "the run has no --client-auth oauth, so the gateway was given no authorization server to \
+     trust and no token can be judged; give --client-auth oauth with an HTTP --gateway whose \
+     command takes {issuer} or {jwks_uri}"
+        .to_owned()
 }
 
 /// What a hand-driven request shows the gateway of the client credential.
@@ -77,11 +98,30 @@ pub struct ClientAuth {
     /// What goes before the credential in that header (`Bearer `).
     prefix: &'static str,
     credential: String,
+    /// Under `--client-auth oauth`, the authorization server whose token
+    /// the credential is (empty until a gateway's token is minted).
+    issuer: Option<IssuerRef>,
 }
+
+/// The authorization server of a [`ClientAuth`], told apart by its URL.
+#[derive(Debug, Clone)]
+struct IssuerRef(Arc<Issuer>);
+
+impl PartialEq for IssuerRef {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.url() == other.0.url()
+    }
+}
+
+impl Eq for IssuerRef {}
+
+/// The `--client-auth` value that asks for MCP authorization.
+pub const OAUTH: &str = "oauth";
 
 impl ClientAuth {
     /// Reads `bearer` (`Authorization: Bearer …`) or `header:NAME`, with a
-    /// credential new to this run.
+    /// credential new to this run. `oauth` is [`Self::oauth`]'s, which
+    /// needs an authorization server running first.
     pub fn parse(place: &str) -> anyhow::Result<Self> {
         let (header, prefix) = match place.split_once(':') {
             None if place.eq_ignore_ascii_case("bearer") => ("Authorization".to_owned(), "Bearer "),
@@ -89,14 +129,40 @@ impl ClientAuth {
                 (name.to_owned(), "")
             }
             _ => bail!(
-                "--client-auth takes `bearer` or `header:NAME` (a header name), not `{place}`"
+                "--client-auth takes `bearer`, `header:NAME` (a header name) or `oauth`, not `{place}`"
             ),
         };
         Ok(Self {
             header,
             prefix,
             credential: fresh_credential(),
+            issuer: None,
         })
+    }
+
+    /// Access tokens of `issuer`, as bearer tokens: each gateway's own,
+    /// minted once it is up ([`Self::with_token`]).
+    pub fn oauth(issuer: Arc<Issuer>) -> Self {
+        Self {
+            header: "Authorization".to_owned(),
+            prefix: "Bearer ",
+            credential: String::new(),
+            issuer: Some(IssuerRef(issuer)),
+        }
+    }
+
+    /// The authorization server whose tokens the client shows, under
+    /// `--client-auth oauth`.
+    pub fn issuer(&self) -> Option<&Arc<Issuer>> {
+        self.issuer.as_ref().map(|issuer| &issuer.0)
+    }
+
+    /// The same, showing `token` of `issuer`.
+    pub fn with_token(issuer: Arc<Issuer>, token: String) -> Self {
+        Self {
+            credential: token,
+            ..Self::oauth(issuer)
+        }
     }
 
     /// The credential itself, for the gateway's environment and for masking.
@@ -226,12 +292,9 @@ fn is_token(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c))
 }
 
-/// A credential no earlier run used: 128 bits from the standard library's
-/// per-process random hash keys, with the time and process mixed in.
+/// A credential no earlier run used.
 fn fresh_credential() -> String {
-    let seed = format!("{:?}{}", std::time::SystemTime::now(), std::process::id());
-    let half = || RandomState::new().hash_one(&seed);
-    format!("AGENT-CLIENT-{:016x}{:016x}", half(), half())
+    format!("AGENT-CLIENT-{}", crate::random::fresh_hex())
 }
 
 #[cfg(test)]
@@ -254,7 +317,7 @@ mod tests {
             key.header(),
             ("X-Api-Key".to_owned(), key.credential().to_owned())
         );
-        for wrong in ["", "basic", "header:", "header:X Key", "query:key"] {
+        for wrong in ["", "basic", "header:", "header:X Key", "query:key", "oauth"] {
             assert!(ClientAuth::parse(wrong).is_err(), "{wrong:?}");
         }
     }

@@ -1,8 +1,10 @@
 //! The launch contract: one way to start any gateway, whatever its language.
 //!
 //! A gateway is a command line with placeholders (`{openapi}`, `{base_url}`,
-//! `{port}`) and the stored credential in the environment. `harness/LAUNCH.md`
-//! states the contract for people implementing other gateways.
+//! `{port}`; under `--client-auth oauth` also `{issuer}`, `{jwks_uri}` and
+//! `{resource}`) and the stored credential in the environment.
+//! `harness/LAUNCH.md` states the contract for people implementing other
+//! gateways.
 
 use std::{
     fmt,
@@ -28,7 +30,8 @@ use tokio::{
 
 use crate::{
     client_auth::{ClientAuth, CLIENT_CREDENTIAL_ENV},
-    lag, leftovers,
+    issuer::Issuer,
+    lag, leftovers, protected,
 };
 
 /// The environment variable that carries the stored credential to the gateway.
@@ -164,12 +167,20 @@ impl Template {
     }
 
     /// The same command, for a gateway that lets in only clients showing
-    /// `auth`'s credential.
-    pub fn with_client_auth(self, auth: ClientAuth) -> Self {
-        Self {
+    /// `auth`'s credential. One that takes tokens of the harness's
+    /// authorization server must be told where it is.
+    pub fn with_client_auth(self, auth: ClientAuth) -> anyhow::Result<Self> {
+        let told = |placeholder| self.words.iter().any(|w| w.contains(placeholder));
+        if auth.issuer().is_some() && !told("{issuer}") && !told("{jwks_uri}") {
+            bail!(
+                "with --client-auth oauth the gateway command must contain {{issuer}} or \
+                 {{jwks_uri}}, to be told which authorization server to trust: `{self}`"
+            );
+        }
+        Ok(Self {
             client_auth: Some(auth),
             ..self
-        }
+        })
     }
 
     /// The credential the gateway wants of its clients, if any.
@@ -284,17 +295,24 @@ impl Target {
     }
 
     /// The reference gateway, offering both transports: built first in
-    /// this workspace, else found beside the harness or on `PATH`.
-    pub fn reference() -> anyhow::Result<Self> {
+    /// this workspace, else found beside the harness or on `PATH`. Over
+    /// HTTP it lets in only the harness's client, by tokens of `issuer`
+    /// (MCP authorization, with the scopes of its read-only and other
+    /// tools), so that every scenario is judged.
+    pub fn reference(issuer: Arc<Issuer>) -> anyhow::Result<Self> {
         let bin = crate::reference::binary()?;
         let bin = bin.to_string_lossy();
         let quoted = format!("'{}'", bin.replace('\'', r"'\''"));
         let http = format!(
-            "{quoted} serve --openapi {{openapi}} --base-url {{base_url}} --listen 127.0.0.1:{{port}}"
+            "{quoted} serve --openapi {{openapi}} --base-url {{base_url}} --listen 127.0.0.1:{{port}} \
+             --oauth-issuer {{issuer}} --oauth-read-scope mcp:read --oauth-write-scope mcp:write"
         );
         let stdio = format!("{quoted} serve --openapi {{openapi}} --base-url {{base_url}} --stdio");
         Ok(Self {
-            http: Some(Template::parse(&http, Transport::Http)?),
+            http: Some(
+                Template::parse(&http, Transport::Http)?
+                    .with_client_auth(ClientAuth::oauth(issuer))?,
+            ),
             stdio: Some(Template::parse(&stdio, Transport::Stdio)?),
             credential_kinds: None,
         })
@@ -383,6 +401,9 @@ pub struct Launch<'a> {
     /// The folder the preparation step made for the document, if there is
     /// one (`{prepared}`).
     pub prepared: Option<&'a Path>,
+    /// The authorization server of a scenario's own, in place of the run's
+    /// (`{issuer}`, `{jwks_uri}`), under `--client-auth oauth`.
+    pub issuer: Option<&'a Arc<Issuer>>,
 }
 
 /// How a gateway was launched, as a report shows it: the command as run and
@@ -551,11 +572,22 @@ impl Gateway {
             .prepared
             .map(|dir| dir.to_string_lossy())
             .unwrap_or_default();
+        let issuer = launch
+            .issuer
+            .or_else(|| template.client_auth.as_ref().and_then(ClientAuth::issuer));
+        let endpoint_url = port
+            .map(|port| format!("http://127.0.0.1:{port}{}", template.endpoint))
+            .unwrap_or_default();
+        let issuer_url = issuer.map(|i| i.url().to_owned()).unwrap_or_default();
+        let jwks_uri = issuer.map(|i| i.jwks_uri()).unwrap_or_default();
         let words = template.render(&[
             ("{openapi}", &openapi),
             ("{base_url}", launch.base_url),
             ("{port}", &port_text),
             ("{prepared}", &prepared),
+            ("{issuer}", &issuer_url),
+            ("{jwks_uri}", &jwks_uri),
+            ("{resource}", &endpoint_url),
         ]);
         // Over stdio the pipes carry MCP; over HTTP they carry nothing.
         let mcp_pipe = || {
@@ -592,7 +624,12 @@ impl Gateway {
             command.env(CREDENTIAL_IN_ENV, place);
         }
         command.env_remove(CLIENT_CREDENTIAL_ENV);
-        if let Some(auth) = &template.client_auth {
+        // A key of the run; under oauth the gateway is told of the issuer instead.
+        if let Some(auth) = template
+            .client_auth
+            .as_ref()
+            .filter(|a| a.issuer().is_none())
+        {
             command.env(CLIENT_CREDENTIAL_ENV, auth.credential());
         }
         let invocation = Invocation::of(&words, &launch);
@@ -642,8 +679,32 @@ impl Gateway {
         };
         if let Some(port) = port {
             gateway.wait_for_port(port, start_timeout).await?;
+            if let Some(issuer) = issuer.filter(|_| gateway.client_auth.is_some()) {
+                gateway.client_auth = Some(gateway.token_of(issuer, &endpoint_url).await?);
+            }
         }
         Ok(gateway)
+    }
+
+    /// The harness's client's credential for this gateway under
+    /// `--client-auth oauth`: a token of `issuer` for the resource the
+    /// gateway names in its metadata (else its endpoint's URL), with every
+    /// scope it lists.
+    async fn token_of(
+        &mut self,
+        issuer: &Arc<Issuer>,
+        endpoint: &str,
+    ) -> Result<ClientAuth, StartFailure> {
+        let (resource, scopes) = protected::resource_and_scopes(endpoint).await;
+        match issuer.client_token(&resource, scopes.as_deref()).await {
+            Ok(token) => Ok(ClientAuth::with_token(Arc::clone(issuer), token)),
+            Err(error) => Err(self
+                .failure(
+                    format!("the harness could not get its client a token: {error:#}"),
+                    None,
+                )
+                .await),
+        }
     }
 
     /// Waits for the gateway to take connections on `port`, for `within` of

@@ -21,7 +21,10 @@
 //!   upstream, its document, and the gateway launched lazily from it;
 //!   `folder`: the scenario's folder its document is written to.
 //! - [`client_auth`]: the credential the harness's client shows a gateway
-//!   that checks its own clients (`--client-auth`), masked in reports.
+//!   that checks its own clients (`--client-auth`), masked in reports;
+//!   [`issuer`]: the authorization server of `--client-auth oauth`, whose
+//!   tokens it shows; `protected`: what a gateway says of itself as an
+//!   OAuth protected resource (its challenge, its RFC 9728 metadata).
 //! - `client`: MCP sessions through rmcp, in either protocol era;
 //!   `raw`: hand-made JSON-RPC over HTTP for exact protocol checks.
 //! - `steps`: the step definitions, one file per section of the rules;
@@ -49,6 +52,7 @@ pub mod errors;
 mod folder;
 mod health;
 mod interrupt;
+pub mod issuer;
 mod json;
 pub mod kit;
 mod lag;
@@ -59,6 +63,8 @@ mod naming;
 mod placement;
 mod pool;
 pub mod prepare;
+mod protected;
+mod random;
 mod raw;
 pub mod reference;
 pub mod report;

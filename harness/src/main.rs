@@ -5,7 +5,8 @@ use std::{path::PathBuf, process::ExitCode, time::Duration};
 use clap::{Args, Parser, Subcommand};
 use hosted_mcp_conformance::{
     catalogue::Catalogue,
-    client_auth::ClientAuth,
+    client_auth::{self, ClientAuth},
+    issuer::Issuer,
     kit,
     launch::{
         default_launches, shell_quoted, Target, Template, Transport, DEFAULT_ENDPOINT,
@@ -27,8 +28,10 @@ use hosted_mcp_conformance::{
 ///
 /// Without --gateway, the reference gateway is checked: built first when the
 /// harness runs from the kit's workspace (cargo run), else the
-/// hosted-mcp-gateway beside this program or on PATH. See harness/LAUNCH.md
-/// for how to plug in another one.
+/// hosted-mcp-gateway beside this program or on PATH. Over HTTP it lets in
+/// only the harness's client, by tokens of the harness's own authorization
+/// server (MCP authorization), so every scenario is judged. See
+/// harness/LAUNCH.md for how to plug in another one.
 #[derive(Debug, Parser)]
 #[command(
     name = "hosted-mcp-conformance",
@@ -141,8 +144,10 @@ enum Command {
 struct RunArgs {
     /// Command that starts the gateway under test. Placeholders: {openapi}
     /// (the document's path), {base_url} (the mock upstream), {port} (the
-    /// port to listen on, HTTP only). The credential is in the environment
-    /// variable HOSTED_MCP_CREDENTIAL, where it goes in HOSTED_MCP_CREDENTIAL_IN.
+    /// port to listen on, HTTP only); with --client-auth oauth, {issuer} and
+    /// {jwks_uri} (the harness's authorization server) and {resource} (the
+    /// endpoint's URL). The credential is in the environment variable
+    /// HOSTED_MCP_CREDENTIAL, where it goes in HOSTED_MCP_CREDENTIAL_IN.
     /// It speaks the transport of --transport.
     #[arg(long, value_name = "TEMPLATE")]
     gateway: Option<String>,
@@ -167,9 +172,13 @@ struct RunArgs {
     /// harness's client puts its credential, `bearer` (Authorization:
     /// Bearer) or `header:NAME`. The credential is new to each run, handed
     /// to the gateway in HOSTED_MCP_CLIENT_CREDENTIAL, and masked in every
-    /// report; it is not the upstream credential. Without it, the scenarios
-    /// tagged @client-auth (what a gateway does with that credential) are
-    /// not run.
+    /// report; it is not the upstream credential. `oauth`: the gateway
+    /// checks access tokens (MCP authorization); the harness runs an
+    /// authorization server on loopback, tells the gateway of it through
+    /// {issuer} or {jwks_uri}, and shows tokens it mints for the resource
+    /// the gateway names. Without it, the scenarios tagged @client-auth
+    /// (what a gateway does with that credential) are not run, nor without
+    /// `oauth` those tagged @oauth (MCP authorization).
     #[arg(long, value_name = "PLACE", requires = "gateway")]
     client_auth: Option<String>,
 
@@ -452,7 +461,12 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
             if args.transport == Transport::Http {
                 main = main.at_endpoint(&args.endpoint).map_err(usage)?;
                 if let Some(place) = &args.client_auth {
-                    main = main.with_client_auth(ClientAuth::parse(place).map_err(usage)?);
+                    let auth = if place.eq_ignore_ascii_case(client_auth::OAUTH) {
+                        ClientAuth::oauth(Issuer::start().await.map_err(failure)?)
+                    } else {
+                        ClientAuth::parse(place).map_err(usage)?
+                    };
+                    main = main.with_client_auth(auth).map_err(usage)?;
                 }
             } else if args.client_auth.is_some() {
                 return Err(usage(anyhow::anyhow!(
@@ -474,7 +488,7 @@ async fn run_suite(args: RunArgs) -> Result<u8, u8> {
             }
             target
         }
-        None => Target::reference().map_err(usage)?,
+        None => Target::reference(Issuer::start().await.map_err(failure)?).map_err(usage)?,
     };
     if !(args.start_timeout.is_finite() && args.start_timeout > 0.0) {
         return Err(usage(anyhow::anyhow!(

@@ -50,6 +50,9 @@ pub struct Wanted {
     pub hint_credential: bool,
     /// The path the API lives under, at the end of the base URL.
     pub base_path: String,
+    /// The URL of the scenario's own authorization server, if it has one
+    /// (empty: the run's): a gateway trusts the one it was launched with.
+    pub issuer: String,
 }
 
 /// What a launch was made of.
@@ -266,6 +269,7 @@ mod tests {
             credential: "c".to_owned(),
             hint_credential: true,
             base_path: String::new(),
+            issuer: String::new(),
         }
     }
 

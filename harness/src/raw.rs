@@ -15,6 +15,15 @@ pub const MODERN: &str = "2026-07-28";
 /// Time allowed for one HTTP exchange.
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Where a request shows a bearer token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenPlace {
+    /// `Authorization: Bearer` (RFC 6750 section 2.1).
+    Header,
+    /// The URL's `access_token` query parameter, which MCP forbids.
+    Query,
+}
+
 /// One HTTP exchange: the status, headers and the JSON-RPC answer if any.
 #[derive(Debug, Clone)]
 pub struct Exchange {
@@ -51,6 +60,9 @@ pub struct RawHttp {
     client_auth: Option<ClientAuth>,
     /// What of it the requests show (TC-PROTO-010 sends none, or a wrong one).
     shown: Shown,
+    /// A bearer token the requests show in its place (MCP authorization's
+    /// scenarios), and whether it goes in the query string instead.
+    token: Option<(String, TokenPlace)>,
     /// The version every request announces once a handshake or discovery chose it.
     protocol: Option<String>,
     session: Option<String>,
@@ -67,6 +79,7 @@ impl RawHttp {
             url,
             client_auth,
             shown: Shown::Credential,
+            token: None,
             protocol: None,
             session: None,
             discovered: false,
@@ -138,6 +151,17 @@ impl RawHttp {
         self.shown
     }
 
+    /// Makes the requests from now on show `token` where `place` says, in
+    /// place of the client credential.
+    pub fn show_token(&mut self, token: String, place: TokenPlace) {
+        self.token = Some((token, place));
+    }
+
+    /// The MCP endpoint's URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
     /// The latest answer to a request.
     pub fn last(&self) -> anyhow::Result<&Exchange> {
         self.last
@@ -185,16 +209,30 @@ impl RawHttp {
         protocol: &[(String, String)],
         extra: &[(String, String)],
     ) -> anyhow::Result<Exchange> {
+        let url = match &self.token {
+            Some((token, TokenPlace::Query)) => format!(
+                "{}{}access_token={}",
+                self.url,
+                if self.url.contains('?') { '&' } else { '?' },
+                percent_encoding::utf8_percent_encode(token, percent_encoding::NON_ALPHANUMERIC)
+            ),
+            _ => self.url.clone(),
+        };
         let mut request = self
             .http
-            .post(&self.url)
+            .post(&url)
             .header("Accept", "application/json, text/event-stream")
             .header(CONTENT_TYPE, "application/json")
             .body(message.to_string());
-        let extra = match &self.client_auth {
-            Some(auth) => auth.showing(self.shown, extra),
-            None => extra.to_vec(),
+        let mut extra = match (&self.client_auth, &self.token) {
+            (Some(auth), Some(_)) => auth.showing(Shown::Nothing, extra),
+            (Some(auth), None) => auth.showing(self.shown, extra),
+            (None, _) => extra.to_vec(),
         };
+        if let Some((token, TokenPlace::Header)) = &self.token {
+            extra.retain(|(name, _)| !name.eq_ignore_ascii_case("authorization"));
+            extra.insert(0, ("Authorization".to_owned(), format!("Bearer {token}")));
+        }
         for (name, value) in protocol.iter().chain(&extra) {
             request = request.header(name.as_str(), value.as_str());
         }

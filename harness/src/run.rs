@@ -153,8 +153,10 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
         let places = options.scenarios;
         let shard = options.shard;
         // Scenarios of what a gateway does with its clients' credential
-        // need one to show (`--client-auth`); else they are not run.
+        // need one to show (`--client-auth`); else they are not run. Those
+        // of MCP authorization need the run's authorization server.
         let shows_client_credential = client_auth.is_some();
+        let has_issuer = client_auth.as_ref().is_some_and(|a| a.issuer().is_some());
         move |feature: &gherkin::Feature,
               rule: Option<&gherkin::Rule>,
               scenario: &gherkin::Scenario| {
@@ -196,12 +198,13 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                 Transport::of_tags(tags::of(feature, rule, scenario), origin.default_transport);
             // Before the transport: over stdio, too, the reason is that no
             // client credential can be shown.
-            let why_not = if !shows_client_credential
-                && tags::of(feature, rule, scenario).any(|tag| tag == client_auth::TAG)
-            {
+            let tagged = |wanted: &str| tags::of(feature, rule, scenario).any(|tag| tag == wanted);
+            let why_not = if !shows_client_credential && tagged(client_auth::TAG) {
                 Some(client_auth::not_run_reason(
                     launcher.target.template(Transport::Http).is_some(),
                 ))
+            } else if !has_issuer && tagged(client_auth::OAUTH_TAG) {
+                Some(client_auth::oauth_not_run_reason())
             } else if launcher.target.template(transport).is_none() {
                 Some(format!(
                     "the gateway under test was given no {transport} command"
@@ -358,6 +361,9 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
     summary.seconds = clock.elapsed().as_secs_f64();
     if let Some(auth) = &client_auth {
         summary = summary.masked(auth.credential(), client_auth::SHOWN_AS)?;
+        if let Some(issuer) = auth.issuer() {
+            summary = summary.masked_all(&issuer.minted(), client_auth::SHOWN_AS)?;
+        }
     }
     let verdict = finish(&summary, &options.reports)?;
     Ok(stopped.map_or(verdict, Stop::exit_code))

@@ -29,8 +29,9 @@ use self::{
 };
 use crate::{
     client::{CallOutcome, Era, McpClient},
-    client_auth::{ClientAuth, Shown},
+    client_auth::{self, ClientAuth, Shown},
     health::Health,
+    issuer::Issuer,
     lag,
     launch::{Launcher, StartFailure, Transport},
     pool::Pool,
@@ -199,6 +200,12 @@ impl GatewayWorld {
     /// too busy to time what the scenario judges (see [`crate::lag`]).
     pub fn too_busy(&mut self, why: impl fmt::Display) -> anyhow::Error {
         self.verdict.too_busy(why)
+    }
+
+    /// Ends the step without a verdict: the gateway gives the scenario
+    /// nothing its rule applies to, as `why` says.
+    pub fn cannot_judge(&mut self, why: impl fmt::Display) -> anyhow::Error {
+        self.verdict.cannot_judge(why)
     }
 
     /// Passes `found` on, unless it failed on a schema no validator can use
@@ -524,6 +531,48 @@ impl GatewayWorld {
     /// during the latest tool call (see [`lag::CpuWait`]).
     pub fn last_call_waited(&self) -> Duration {
         self.calls.last_call_waited()
+    }
+}
+
+/// The authorization server the gateway trusts (`--client-auth oauth`).
+impl GatewayWorld {
+    /// The scenario's own authorization server, else the run's; a step
+    /// that needs one in a run without `--client-auth oauth` (its scenario
+    /// not tagged for it) fails.
+    pub fn issuer(&self) -> anyhow::Result<Arc<Issuer>> {
+        if let Some(own) = self.gateway.setup().issuer() {
+            return Ok(Arc::clone(own));
+        }
+        self.client_auth()
+            .and_then(ClientAuth::issuer)
+            .cloned()
+            .with_context(|| {
+                format!(
+                    "this step needs an authorization server, and {} (tag the scenario @{} to \
+                     have it not run)",
+                    client_auth::oauth_not_run_reason(),
+                    client_auth::OAUTH_TAG
+                )
+            })
+    }
+
+    /// Launches the gateway trusting an authorization server of the
+    /// scenario's own, whose keys the scenario may change; never kept for
+    /// another scenario.
+    pub async fn trust_own_issuer(&mut self) -> anyhow::Result<Arc<Issuer>> {
+        let own = self.issuer()?.another().await?;
+        self.gateway.trust_own_issuer(Arc::clone(&own))?;
+        Ok(own)
+    }
+
+    /// Adds what the scenario's report should mention besides its verdict.
+    pub fn note(&mut self, note: String) {
+        self.verdict.notes().add(note);
+    }
+
+    /// Starts timing how long the gateway's processes wait for a CPU.
+    pub fn cpu_wait(&self) -> lag::CpuWait {
+        lag::CpuWait::start(self.gateway.running_group())
     }
 }
 

@@ -16,12 +16,15 @@
 //! a scenario's ports are its own for as long as it runs (the gateway's is
 //! reserved, the upstream's held), so scenarios cannot hear each other.
 //!
-//! Without `--client-auth` the scenarios of what a gateway does with its
-//! clients' credential are not run: the last line counts them apart, and
-//! their rules are the only ones that may not pass. Two more runs serve the
-//! reference with agent keys, the key shown as a bearer token and in a
-//! header of its own (`X-Agent-Key`), and check that those rules and
-//! TC-REQ-009 ran and passed (`CONFORMANCE_TAGS` narrows these runs too).
+//! Run as the README says (no `--gateway`), the harness serves the
+//! reference over HTTP letting in only its own client, by tokens of its
+//! own authorization server (MCP authorization), so nothing is left not
+//! run: the scenarios of what a gateway does with its clients' credential
+//! and those of MCP authorization must have run and passed. Two more runs
+//! serve the reference with agent keys, the key shown as a bearer token and
+//! in a header of its own (`X-Agent-Key`), and check that the client
+//! credential's rules and TC-REQ-009 ran and passed (`CONFORMANCE_TAGS`
+//! narrows these runs too).
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -43,16 +46,30 @@ fn report_dir(name: &str) -> PathBuf {
 
 /// The rules whose scenarios need a credential of the gateway's own
 /// clients to show (tagged `@client-auth`): not run without `--client-auth`.
-const CLIENT_AUTH_RULES: [&str; 2] = ["TC-PROTO-010", "TC-REQ-021"];
+const CLIENT_AUTH_RULES: &[&str] = &["TC-PROTO-010", "TC-REQ-021"];
 
-/// Whether a run shows the gateway a client credential (`--client-auth`).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Clients {
-    /// No: the client credential's rules must be reported not run.
-    Unchecked,
-    /// Yes: those rules must have run, and passed.
-    Checked,
-}
+/// The rules of MCP authorization (tagged `@oauth`), and the client
+/// credential's: judged when the reference lets in tokens of the harness's
+/// authorization server, as in a run without `--gateway`.
+const OAUTH_RULES: &[&str] = &[
+    "TC-PROTO-010",
+    "TC-REQ-021",
+    "TC-AUTH-001",
+    "TC-AUTH-002",
+    "TC-AUTH-003",
+    "TC-AUTH-004",
+    "TC-AUTH-005",
+    "TC-AUTH-006",
+    "TC-AUTH-007",
+    "TC-AUTH-008",
+];
+
+/// What the reference is known not to do yet, as `--expected-failures`
+/// lines: the suite passes with these, and fails once one passes (stale),
+/// so the line goes with the change that fixes it.
+const KNOWN_FAILURES: &str = "TC-AUTH-007 -- the reference keeps a withdrawn key's \
+    tokens coming in until its keys are an hour old; the lead's `agents:` change about \
+    withdrawn keys fixes it, and removes this line\n";
 
 /// The tag expression of a run narrowed to `ours`, and to
 /// `CONFORMANCE_TAGS` when set; `None` for the whole suite.
@@ -76,9 +93,11 @@ fn selects_nothing(tags: &str) -> bool {
 
 /// Runs the harness with `args`, narrowed to `tags`, checks the run and
 /// both reports, and returns the JSON report.
-fn run_suite(name: &str, args: &[&str], tags: Option<String>, clients: Clients) -> Value {
+fn run_suite(name: &str, args: &[&str], tags: Option<String>, judged: &[&str]) -> Value {
     let dir = report_dir(name);
     let (junit, json) = (dir.join("junit.xml"), dir.join("rules.json"));
+    let known = dir.join("known-failures.txt");
+    std::fs::write(&known, KNOWN_FAILURES).expect("write the known failures");
     let output = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
         .args(args)
         .args(
@@ -91,6 +110,8 @@ fn run_suite(name: &str, args: &[&str], tags: Option<String>, clients: Clients) 
                 .unwrap_or_default(),
         )
         .arg("--strict")
+        .arg("--expected-failures")
+        .arg(&known)
         .arg("--junit")
         .arg(&junit)
         .arg("--json")
@@ -113,49 +134,43 @@ fn run_suite(name: &str, args: &[&str], tags: Option<String>, clients: Clients) 
             .expect("the JSON report parses");
     let passed = report["counts"]["passed"].as_u64().unwrap_or(0);
     assert!(passed >= 1, "no scenario passed: {report}");
-    let not_run = report["counts"]["not_run"].as_u64().unwrap_or(0);
-    // `N passed, 0 failed`, and the scenarios not run, if any, after it.
+    let expected = report["counts"]["expected"].as_u64().unwrap_or(0);
+    // `N passed, 0 failed`, the known failures after it, and nothing not run.
     let mut expected_last = format!("{passed} passed, 0 failed");
-    if not_run > 0 {
-        expected_last.push_str(&format!(", {not_run} not run"));
+    if expected > 0 {
+        expected_last.push_str(&format!(", {expected} expected failures"));
     }
     let last = stdout.lines().last().unwrap_or_default();
     assert_eq!(last, expected_last, "the run's last line");
 
+    let known = |rule: &Value| {
+        rule["status"] == "expected"
+            && KNOWN_FAILURES
+                .lines()
+                .any(|line| line.split(" -- ").next() == rule["id"].as_str())
+    };
     let rules = report["rules"].as_array().expect("rules list");
     let failed: Vec<&Value> = rules
         .iter()
-        .filter(|rule| rule["status"] != "passed")
-        .filter(|rule| {
-            // Not run for want of --client-auth is no failure.
-            !(clients == Clients::Unchecked
-                && CLIENT_AUTH_RULES.iter().any(|id| rule["id"] == *id)
-                && rule["status"] == "not_run")
-        })
+        .filter(|rule| rule["status"] != "passed" && !known(rule))
         .map(|rule| &rule["id"])
         .collect();
     assert!(failed.is_empty(), "rules failed: {failed:?}");
-    // Every scenario not run is one of those, and says why.
     for scenario in report["scenarios"].as_array().expect("scenarios list") {
-        if scenario["status"] == "not_run" {
-            let why = scenario["failure"]["summary"].as_str().unwrap_or_default();
-            assert!(
-                clients == Clients::Unchecked && why.starts_with("the run has no --client-auth"),
-                "a scenario was not run: {scenario}"
-            );
-        }
+        assert!(
+            scenario["status"] != "not_run",
+            "a scenario was not run: {scenario}"
+        );
     }
-    if clients == Clients::Checked {
-        for id in CLIENT_AUTH_RULES {
-            let rule = rules.iter().find(|rule| rule["id"] == id);
-            let scenarios = rule
-                .and_then(|rule| rule["scenarios"].as_array())
-                .map_or(0, Vec::len);
-            assert!(
-                scenarios > 0 && rule.is_some_and(|rule| rule["status"] == "passed"),
-                "{id} did not run and pass: {rule:?}"
-            );
-        }
+    for id in judged {
+        let rule = rules.iter().find(|rule| rule["id"] == *id);
+        let scenarios = rule
+            .and_then(|rule| rule["scenarios"].as_array())
+            .map_or(0, Vec::len);
+        assert!(
+            scenarios > 0 && rule.is_some_and(|rule| rule["status"] == "passed" || known(rule)),
+            "{id} did not run and pass: {rule:?}"
+        );
     }
 
     let xml = std::fs::read_to_string(&junit).expect("read the JUnit report");
@@ -376,7 +391,7 @@ fn reference_passes_over_http() {
             "http",
             &["--transport", "http"],
             narrowed(None),
-            Clients::Unchecked,
+            judged_unless_narrowed(),
         );
         // Scenarios of either transport run here (their tags choose), so
         // this run sees every code; a narrowed run sees only some.
@@ -384,19 +399,41 @@ fn reference_passes_over_http() {
             check_error_links(&report);
             check_scenarios_page(&report);
         }
+        assert_no_token_shown(&report);
     }
 }
 
 #[test]
 fn reference_passes_over_stdio() {
     if wanted("stdio") {
-        run_suite(
+        let report = run_suite(
             "stdio",
             &["--transport", "stdio"],
             narrowed(None),
-            Clients::Unchecked,
+            judged_unless_narrowed(),
         );
+        assert_no_token_shown(&report);
     }
+}
+
+/// The rules a run without `--gateway` must judge: those of MCP
+/// authorization and the client credential's, unless `CONFORMANCE_TAGS`
+/// narrows the run.
+fn judged_unless_narrowed() -> &'static [&'static str] {
+    if std::env::var_os("CONFORMANCE_TAGS").is_some() {
+        &[]
+    } else {
+        OAUTH_RULES
+    }
+}
+
+/// No report shows a token of the harness's authorization server: each is
+/// a JWT whose header starts `{"alg":`, `eyJhbGci` in base64url.
+fn assert_no_token_shown(report: &Value) {
+    assert!(
+        !report.to_string().contains("eyJhbGci"),
+        "a report shows a token of the harness's authorization server"
+    );
 }
 
 /// The client credential's rules, and TC-REQ-009 (the agent's own headers,
@@ -443,7 +480,7 @@ fn reference_with_agent_keys_passes_with_a_bearer_client_credential() {
             "agent-keys-bearer",
             &["--gateway", &gateway, "--client-auth", "bearer"],
             Some(tags),
-            Clients::Checked,
+            CLIENT_AUTH_RULES,
         );
         assert!(
             !report.to_string().contains("AGENT-CLIENT-"),
@@ -460,7 +497,7 @@ fn reference_with_agent_keys_passes_with_the_client_credential_in_a_header() {
             "agent-keys-header",
             &["--gateway", &gateway, "--client-auth", "header:X-Agent-Key"],
             Some(tags),
-            Clients::Checked,
+            CLIENT_AUTH_RULES,
         );
         assert!(
             !report.to_string().contains("AGENT-CLIENT-"),

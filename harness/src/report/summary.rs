@@ -420,29 +420,59 @@ impl Summary {
     /// shows (a failure, the gateway's stderr, a call, a command), so no
     /// report can give it away.
     pub fn masked(self, secret: &str, shown_as: &str) -> anyhow::Result<Self> {
-        fn mask(value: &mut serde_json::Value, secret: &str, shown_as: &str) {
+        self.masked_all(&[secret.to_owned()], shown_as)
+    }
+
+    /// The same summary with every one of `secrets` (the tokens a run's
+    /// authorization server minted, say) written as `shown_as`. Secrets
+    /// are grouped by their first bytes (tokens of one key share a header),
+    /// so a text is searched for each group's start before its members.
+    pub fn masked_all(self, secrets: &[String], shown_as: &str) -> anyhow::Result<Self> {
+        type Groups<'a> = BTreeMap<&'a str, Vec<&'a str>>;
+        fn mask(value: &mut serde_json::Value, groups: &Groups<'_>, shown_as: &str) {
             match value {
-                serde_json::Value::String(text) if text.contains(secret) => {
-                    *text = text.replace(secret, shown_as);
+                serde_json::Value::String(text) => {
+                    for (start, members) in groups {
+                        if !text.contains(start) {
+                            continue;
+                        }
+                        for secret in members {
+                            if text.contains(secret) {
+                                *text = text.replace(secret, shown_as);
+                            }
+                        }
+                    }
                 }
                 serde_json::Value::Array(items) => {
                     items
                         .iter_mut()
-                        .for_each(|item| mask(item, secret, shown_as));
+                        .for_each(|item| mask(item, groups, shown_as));
                 }
                 serde_json::Value::Object(members) => {
                     members
                         .values_mut()
-                        .for_each(|member| mask(member, secret, shown_as));
+                        .for_each(|member| mask(member, groups, shown_as));
                 }
                 _ => {}
             }
         }
-        if secret.is_empty() {
+        let mut groups = Groups::new();
+        for secret in secrets.iter().filter(|s| !s.is_empty()) {
+            let cut = (1..=secret.len().min(24))
+                .rev()
+                .find(|&at| secret.is_char_boundary(at))
+                .unwrap_or(secret.len());
+            groups.entry(&secret[..cut]).or_default().push(secret);
+        }
+        if groups.is_empty() {
             return Ok(self);
         }
+        // Longest first, so no secret is cut by one it contains.
+        for members in groups.values_mut() {
+            members.sort_by_key(|secret| std::cmp::Reverse(secret.len()));
+        }
         let mut value = serde_json::to_value(&self)?;
-        mask(&mut value, secret, shown_as);
+        mask(&mut value, &groups, shown_as);
         Ok(serde_json::from_value(value)?)
     }
 

@@ -8,6 +8,7 @@
 
 pub mod answer;
 pub mod arguments;
+pub mod authorization;
 pub mod call_support;
 pub mod checking;
 pub mod delivery;

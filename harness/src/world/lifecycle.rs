@@ -30,6 +30,7 @@ use crate::{
     client_auth::{ClientAuth, Shown},
     folder::ScenarioDir,
     health::{Health, Refusal},
+    issuer::Issuer,
     launch::{Gateway, Invocation, Launch, Launcher, StartFailure, Transport},
     pool::{Kept, KeptGateway, LaunchKey, Pool, Wanted},
     prepare::Preparation,
@@ -162,6 +163,15 @@ impl Lifecycle {
         self.life.end();
         self.folders.finish();
         self.slot = None;
+    }
+
+    /// Has the gateway launched trusting `issuer`, the scenario's own
+    /// authorization server; it is kept for no other scenario.
+    pub(super) fn trust_own_issuer(&mut self, issuer: Arc<Issuer>) -> anyhow::Result<()> {
+        self.before_launch("the authorization server")?
+            .set_issuer(issuer);
+        self.own_launches = true;
+        Ok(())
     }
 
     /// Stops the gateway so the scenario can launch it again itself.
@@ -424,8 +434,12 @@ impl Lifecycle {
     }
 
     /// The credential the gateway wants of its clients (`--client-auth`),
-    /// if the run gives one.
+    /// if the run gives one: the running gateway's own (under `--client-auth
+    /// oauth`, its token), else the run's.
     pub(super) fn client_auth(&self) -> Option<&ClientAuth> {
+        if let Some(auth) = self.life.running().and_then(|r| r.gateway.client_auth()) {
+            return Some(auth);
+        }
         self.launcher
             .as_ref()?
             .target
@@ -630,6 +644,7 @@ impl Lifecycle {
             }
             None => None,
         };
+        let own_issuer = self.setup.issuer().cloned();
         let launch = Launch {
             openapi: &written.openapi,
             base_url,
@@ -639,6 +654,7 @@ impl Lifecycle {
                 .as_ref()
                 .and_then(|p| p.as_ref().ok())
                 .map(PathBuf::as_path),
+            issuer: own_issuer.as_ref(),
         };
         let mut started = match &prepared {
             Some(Err(refused)) => Err(refused.clone()),

@@ -87,6 +87,12 @@ impl Verdict {
     /// running the check was too busy, as `why` says. The error the step
     /// returns.
     pub(super) fn too_busy(&mut self, why: impl fmt::Display) -> anyhow::Error {
+        self.cannot_judge(why)
+    }
+
+    /// Records that the scenario has nothing to judge its rule on, as
+    /// `why` says. The error the step returns.
+    pub(super) fn cannot_judge(&mut self, why: impl fmt::Display) -> anyhow::Error {
         let unseen = format!("not judged: {why}");
         self.unseen = Some(unseen.clone());
         anyhow!(unseen)

@@ -2,13 +2,17 @@
 //! the launch: the document and the files beside it, the credential, the
 //! path the API lives under, and the protocol era of its session.
 
-use std::path::{Path, PathBuf};
+use std::{
+    path::{Path, PathBuf},
+    sync::Arc,
+};
 
 use anyhow::Context as _;
 
 use crate::{
     client::Era,
     folder::{inside_scenario, ScenarioDir},
+    issuer::Issuer,
     placement,
     pool::Wanted,
 };
@@ -39,6 +43,8 @@ pub(crate) struct Setup {
     /// gateway is launched with, so a kept one serves only the same.
     base_path: String,
     era: Era,
+    /// The scenario's own authorization server, in place of the run's.
+    issuer: Option<Arc<Issuer>>,
 }
 
 /// The document as written for a launch.
@@ -60,6 +66,7 @@ impl Setup {
             hint_credential: true,
             base_path: String::new(),
             era: Era::default(),
+            issuer: None,
         }
     }
 
@@ -132,6 +139,17 @@ impl Setup {
         &self.era
     }
 
+    /// Has the gateway trust `issuer`, the scenario's own authorization
+    /// server, in place of the run's.
+    pub(crate) fn set_issuer(&mut self, issuer: Arc<Issuer>) {
+        self.issuer = Some(issuer);
+    }
+
+    /// The scenario's own authorization server, if it has one.
+    pub(crate) fn issuer(&self) -> Option<&Arc<Issuer>> {
+        self.issuer.as_ref()
+    }
+
     /// What the scenario asks of its launch so far.
     pub(super) fn wanted(&self) -> Wanted {
         Wanted {
@@ -141,6 +159,11 @@ impl Setup {
             credential: self.credential.clone(),
             hint_credential: self.hint_credential,
             base_path: self.base_path.clone(),
+            issuer: self
+                .issuer
+                .as_ref()
+                .map(|i| i.url().to_owned())
+                .unwrap_or_default(),
         }
     }
 
