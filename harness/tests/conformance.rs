@@ -64,13 +64,6 @@ const OAUTH_RULES: &[&str] = &[
     "TC-AUTH-008",
 ];
 
-/// What the reference is known not to do yet, as `--expected-failures`
-/// lines: the suite passes with these, and fails once one passes (stale),
-/// so the line goes with the change that fixes it.
-const KNOWN_FAILURES: &str = "TC-AUTH-007 -- the reference keeps a withdrawn key's \
-    tokens coming in until its keys are an hour old; the lead's `agents:` change about \
-    withdrawn keys fixes it, and removes this line\n";
-
 /// The tag expression of a run narrowed to `ours`, and to
 /// `CONFORMANCE_TAGS` when set; `None` for the whole suite.
 fn narrowed(ours: Option<&str>) -> Option<String> {
@@ -96,8 +89,6 @@ fn selects_nothing(tags: &str) -> bool {
 fn run_suite(name: &str, args: &[&str], tags: Option<String>, judged: &[&str]) -> Value {
     let dir = report_dir(name);
     let (junit, json) = (dir.join("junit.xml"), dir.join("rules.json"));
-    let known = dir.join("known-failures.txt");
-    std::fs::write(&known, KNOWN_FAILURES).expect("write the known failures");
     let output = Command::new(env!("CARGO_BIN_EXE_hosted-mcp-conformance"))
         .args(args)
         .args(
@@ -110,8 +101,6 @@ fn run_suite(name: &str, args: &[&str], tags: Option<String>, judged: &[&str]) -
                 .unwrap_or_default(),
         )
         .arg("--strict")
-        .arg("--expected-failures")
-        .arg(&known)
         .arg("--junit")
         .arg(&junit)
         .arg("--json")
@@ -134,25 +123,18 @@ fn run_suite(name: &str, args: &[&str], tags: Option<String>, judged: &[&str]) -
             .expect("the JSON report parses");
     let passed = report["counts"]["passed"].as_u64().unwrap_or(0);
     assert!(passed >= 1, "no scenario passed: {report}");
-    let expected = report["counts"]["expected"].as_u64().unwrap_or(0);
-    // `N passed, 0 failed`, the known failures after it, and nothing not run.
-    let mut expected_last = format!("{passed} passed, 0 failed");
-    if expected > 0 {
-        expected_last.push_str(&format!(", {expected} expected failures"));
-    }
+    // `N passed, 0 failed`, and nothing not run.
     let last = stdout.lines().last().unwrap_or_default();
-    assert_eq!(last, expected_last, "the run's last line");
+    assert_eq!(
+        last,
+        format!("{passed} passed, 0 failed"),
+        "the run's last line"
+    );
 
-    let known = |rule: &Value| {
-        rule["status"] == "expected"
-            && KNOWN_FAILURES
-                .lines()
-                .any(|line| line.split(" -- ").next() == rule["id"].as_str())
-    };
     let rules = report["rules"].as_array().expect("rules list");
     let failed: Vec<&Value> = rules
         .iter()
-        .filter(|rule| rule["status"] != "passed" && !known(rule))
+        .filter(|rule| rule["status"] != "passed")
         .map(|rule| &rule["id"])
         .collect();
     assert!(failed.is_empty(), "rules failed: {failed:?}");
@@ -168,7 +150,7 @@ fn run_suite(name: &str, args: &[&str], tags: Option<String>, judged: &[&str]) -
             .and_then(|rule| rule["scenarios"].as_array())
             .map_or(0, Vec::len);
         assert!(
-            scenarios > 0 && rule.is_some_and(|rule| rule["status"] == "passed" || known(rule)),
+            scenarios > 0 && rule.is_some_and(|rule| rule["status"] == "passed"),
             "{id} did not run and pass: {rule:?}"
         );
     }
