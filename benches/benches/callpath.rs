@@ -36,6 +36,17 @@
 //!   `--header`, `--stateful` so that its session is the one of
 //!   `http-2025-11-25`, called by the same rmcp client
 //!   (`rmcp-openapi-server`), at most 200 calls a round (`PEER_CALLS`).
+//! - with `--mcp-proxy`, the MCP hop with the best published figures:
+//!   mcp-proxy 0.6.0 (`$CALLPATH_MCP_PROXY`, or `target/peers/mcp-proxy/`
+//!   where benches/README.md's command installs it) with one `http`
+//!   backend, in front of a minimal MCP backend (this bench started again
+//!   with `--serve-mcp-backend`: hyper, one thread, one tool answered with
+//!   a constant) and in front of another gateway process, each backend also
+//!   called directly, all through the raw session: `mcp-backend-raw`,
+//!   `mcp-proxy>mcp-backend-raw`, `mcp-proxy>gateway-raw` (against
+//!   `http-2025-11-25-raw`). The CPU of a proxied row is mcp-proxy's own,
+//!   so each hop's added microseconds and CPU sit in the same rounds; at
+//!   most 1,000 calls a round (`MCP_PROXY_CALLS`).
 //!
 //! At each concurrency (1, 16 and 256 calls at a time) the paths take turns
 //! round by round (direct, http, http, stdio, direct, ...), so background load
@@ -52,13 +63,14 @@
 //! nice cargo bench -p hosted-mcp-benches --bench callpath -- --memory  # + 100 calls x 100 MB
 //! nice cargo bench -p hosted-mcp-benches --bench callpath -- --list   # + tools/list of Stripe
 //! nice cargo bench -p hosted-mcp-benches --bench callpath -- --peer   # + rmcp-openapi-server
+//! nice cargo bench -p hosted-mcp-benches --bench callpath -- --mcp-proxy  # + mcp-proxy's hop
 //! cargo test --workspace --bench callpath -- --smoke                  # CI's guard (debug build)
 //! ```
 //!
 //! Options after `--`: `--rounds N` (per path and concurrency, default 5),
 //! `--calls N` (per round, default 2000), `--concurrency 1,16,256`,
 //! `--paths http-2025-11-25,stdio-2025-11-25` (gateway paths to run),
-//! `--memory`, `--list`, `--peer`, `--smoke`. `--smoke` is the CI guard: 8
+//! `--memory`, `--list`, `--peer`, `--mcp-proxy`, `--smoke`. `--smoke` is the CI guard: 8
 //! rounds of 50 calls per path at 1 at a time, exiting 1 only when, for a raw session
 //! (HTTP or stdio), even the best round's median is more than 30x the
 //! median of the direct round before it (see `GUARDED` and `LIMIT`; the 40 ms
@@ -143,6 +155,8 @@ struct Options {
     list: bool,
     /// Also the peer gateway, in the same rounds.
     peer: bool,
+    /// Also mcp-proxy, in front of the gateway and of a minimal MCP backend.
+    mcp_proxy: bool,
     smoke: bool,
 }
 
@@ -156,6 +170,7 @@ impl Options {
             memory: false,
             list: false,
             peer: false,
+            mcp_proxy: false,
             smoke: false,
         };
         let mut args = std::env::args().skip(1);
@@ -178,6 +193,7 @@ impl Options {
                 "--memory" => options.memory = true,
                 "--list" => options.list = true,
                 "--peer" => options.peer = true,
+                "--mcp-proxy" => options.mcp_proxy = true,
                 "--smoke" => {
                     options.smoke = true;
                     options.rounds = 8;
@@ -199,6 +215,10 @@ fn number(text: &str) -> usize {
 fn main() -> std::process::ExitCode {
     if std::env::args().any(|arg| arg == "--serve-upstream") {
         serve_upstream(|listener| accept_upstream(listener, Arc::new(AtomicU64::new(0))));
+        return std::process::ExitCode::SUCCESS;
+    }
+    if std::env::args().any(|arg| arg == "--serve-mcp-backend") {
+        serve_upstream(|listener| accept_backend(listener, Arc::new(AtomicU64::new(0))));
         return std::process::ExitCode::SUCCESS;
     }
     if let Some(upstream) = std::env::args()
@@ -324,6 +344,27 @@ async fn run(options: Options) -> std::process::ExitCode {
         let peer = Gateway::start_peer(&peer_binary(), &scratch, &base_url).await;
         paths.push(Path_::mcp(PEER, peer, Era::Initialize, Transport::Http, None).await);
     }
+    if options.mcp_proxy {
+        let proxy_bin = mcp_proxy_binary();
+        let (process, backend) = start_serving(&["--serve-mcp-backend"]).await;
+        let backend_url = format!("http://{backend}/mcp");
+        // The backend alone, then mcp-proxy in front of it and in front of
+        // the gateway, each spoken to by the same raw session.
+        let alone = Gateway {
+            child: process,
+            url: Some(backend_url.clone()),
+        };
+        paths.push(Path_::hop(MCP_BACKEND, alone, TOOL, backend).await);
+        let fronting = Gateway::start_mcp_proxy(&proxy_bin, &scratch, &backend_url).await;
+        paths.push(Path_::hop(MCP_PROXY_BACKEND, fronting, PROXIED_TOOL, backend).await);
+        let gateway = Gateway::start(&gateway_bin, &document, &base_url, false, &[]).await;
+        let gateway_url = gateway.url.clone().expect("an HTTP gateway");
+        let fronting = Gateway::start_mcp_proxy(&proxy_bin, &scratch, &gateway_url).await;
+        let mut path =
+            Path_::hop(MCP_PROXY_GATEWAY, fronting, PROXIED_TOOL, upstream.address).await;
+        path.behind = Some(gateway);
+        paths.push(path);
+    }
     for path in &paths {
         path.check().await;
     }
@@ -343,20 +384,22 @@ async fn run(options: Options) -> std::process::ExitCode {
                 let calls = match path.label {
                     // Its ~44 ms calls would make a round minutes long.
                     PEER => options.calls.min(PEER_CALLS),
+                    // mcp-proxy's calls take milliseconds too.
+                    MCP_PROXY_BACKEND | MCP_PROXY_GATEWAY => options.calls.min(MCP_PROXY_CALLS),
                     _ => options.calls,
                 }
                 .max(concurrency);
-                let requests_before = upstream.requests().await;
+                let requests_before = path.calls_counted(&upstream).await;
                 let cpu_before = path.cpu_ticks();
                 let started = Instant::now();
                 let latencies = path.round(concurrency, calls).await;
                 figures.wall += started.elapsed();
                 figures.cpu_ticks += path.cpu_ticks() - cpu_before;
-                let requests = upstream.requests().await - requests_before;
+                let requests = path.calls_counted(&upstream).await - requests_before;
                 assert_eq!(
                     requests,
                     latencies.len() as u64,
-                    "{}: each call reaches the upstream once",
+                    "{}: each call reaches the upstream (or the MCP backend) once",
                     path.label
                 );
                 let mut sorted = latencies.clone();
@@ -401,7 +444,6 @@ struct Upstream {
     address: SocketAddr,
     /// Its process, for its CPU time.
     pid: u32,
-    client: reqwest::Client,
     _process: Child,
 }
 
@@ -411,24 +453,25 @@ impl Upstream {
         Upstream {
             address,
             pid: process.id().expect("the upstream runs"),
-            client: plain_client(),
             _process: process,
         }
     }
+}
 
-    /// Requests answered so far (not counting this one).
-    async fn requests(&self) -> u64 {
-        let text = self
-            .client
-            .get(format!("http://{}/requests", self.address))
-            .send()
-            .await
-            .expect("the upstream answers")
-            .text()
-            .await
-            .expect("a count");
-        text.trim().parse().expect("a count")
-    }
+/// Calls the server at `address` (the upstream, or the MCP backend) has
+/// answered so far, not counting this question.
+async fn requests_at(address: SocketAddr) -> u64 {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    let text = CLIENT
+        .get_or_init(plain_client)
+        .get(format!("http://{address}/requests"))
+        .send()
+        .await
+        .expect("the server answers")
+        .text()
+        .await
+        .expect("a count");
+    text.trim().parse().expect("a count")
 }
 
 async fn accept_upstream(listener: tokio::net::TcpListener, requests: Arc<AtomicU64>) {
@@ -531,6 +574,84 @@ async fn forward(listener: tokio::net::TcpListener, upstream: SocketAddr) {
     .await
 }
 
+// ---------------------------------------------------------------- MCP backend
+
+/// The minimal MCP backend (this bench started again with
+/// `--serve-mcp-backend`): Streamable HTTP on hyper, one thread, one tool
+/// whose every call is answered with the text the gateway makes of the
+/// upstream's answer, each message as one JSON body. What an MCP hop in
+/// front of it costs is the hop's alone.
+async fn accept_backend(listener: tokio::net::TcpListener, calls: Arc<AtomicU64>) {
+    serve_connections(listener, |_| {
+        let calls = calls.clone();
+        hyper::service::service_fn(move |request: hyper::Request<Incoming>| {
+            let calls = calls.clone();
+            async move {
+                let answer = match (request.method().as_str(), request.uri().path()) {
+                    (_, "/requests") => counted(calls.load(Ordering::Relaxed)),
+                    ("POST", _) => {
+                        let body = request.into_body().collect().await;
+                        let message: serde_json::Value = body
+                            .ok()
+                            .and_then(|body| serde_json::from_slice(&body.to_bytes()).ok())
+                            .unwrap_or_default();
+                        backend_answer(&message, &calls)
+                    }
+                    ("DELETE", _) => plain_status(204),
+                    _ => plain_status(405),
+                };
+                Ok::<_, Infallible>(answer)
+            }
+        })
+    })
+    .await
+}
+
+/// The backend's answer to one JSON-RPC message.
+fn backend_answer(
+    message: &serde_json::Value,
+    calls: &AtomicU64,
+) -> hyper::Response<BoxBody<Bytes, Infallible>> {
+    let Some(id) = message.get("id") else {
+        return plain_status(202); // a notification
+    };
+    let result = match message["method"].as_str().unwrap_or_default() {
+        "initialize" => serde_json::json!({
+            "protocolVersion": message["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "callpath-backend", "version": "1"},
+        }),
+        "tools/list" => serde_json::json!({"tools": [{
+            "name": TOOL,
+            "inputSchema": {"type": "object", "required": ["petId"],
+                            "properties": {"petId": {"type": "integer"}}},
+        }]}),
+        "tools/call" => {
+            calls.fetch_add(1, Ordering::Relaxed);
+            static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+            let text = TEXT.get_or_init(|| {
+                let answer: serde_json::Value = serde_json::from_slice(ANSWER).expect("JSON");
+                serde_json::to_string_pretty(&answer).expect("JSON")
+            });
+            serde_json::json!({"content": [{"type": "text", "text": text}], "isError": false})
+        }
+        _ => serde_json::json!({}),
+    };
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result});
+    hyper::Response::builder()
+        .header("content-type", "application/json")
+        .header("mcp-session-id", "callpath-backend-session")
+        .body(Full::new(Bytes::from(body.to_string())).boxed())
+        .expect("a response")
+}
+
+fn plain_status(status: u16) -> hyper::Response<BoxBody<Bytes, Infallible>> {
+    hyper::Response::builder()
+        .status(status)
+        .body(Full::new(Bytes::new()).boxed())
+        .expect("a response")
+}
+
 // ---------------------------------------------------------------- gateway
 
 /// A gateway process, started as a user starts it.
@@ -631,6 +752,49 @@ impl Gateway {
         }
     }
 
+    /// mcp-proxy as its README starts it, with one `http` backend (`api`) at
+    /// `backend_url`, on a free port; up once the port takes a connection.
+    async fn start_mcp_proxy(bin: &Path, scratch: &Path, backend_url: &str) -> Gateway {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let config = scratch.join(format!("mcp-proxy-{port}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                "[proxy]\nname = \"callpath\"\nseparator = \"/\"\n\n[proxy.listen]\n\
+                 host = \"127.0.0.1\"\nport = {port}\n\n[[backends]]\nname = \"api\"\n\
+                 transport = \"http\"\nurl = \"{backend_url}\"\n"
+            ),
+        )
+        .expect("the mcp-proxy config is written");
+        let child = Command::new(bin)
+            .arg("--config")
+            .arg(&config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap_or_else(|error| panic!("{} starts: {error}", bin.display()));
+        let started = Instant::now();
+        while tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_err()
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "mcp-proxy listens within 60 s"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Gateway {
+            child,
+            url: Some(format!("http://127.0.0.1:{port}/")),
+        }
+    }
+
     /// SIGTERM, as a service manager stops it (so a profiler wrapped around
     /// it writes its data), then SIGKILL after 10 s.
     async fn stop(&mut self) {
@@ -656,6 +820,33 @@ impl Gateway {
 const PEER: &str = "rmcp-openapi-server";
 /// The most calls the peer makes per round.
 const PEER_CALLS: usize = 200;
+
+/// The tool every path calls, and its name through mcp-proxy, which puts
+/// each backend's tools under the backend's name (`api`).
+const TOOL: &str = "getPet";
+const PROXIED_TOOL: &str = "api/getPet";
+/// The hop rows of `--mcp-proxy`: the minimal MCP backend alone, and
+/// mcp-proxy in front of it and in front of the gateway.
+const MCP_BACKEND: &str = "mcp-backend-raw";
+const MCP_PROXY_BACKEND: &str = "mcp-proxy>mcp-backend-raw";
+const MCP_PROXY_GATEWAY: &str = "mcp-proxy>gateway-raw";
+/// The most calls through mcp-proxy per round.
+const MCP_PROXY_CALLS: usize = 1000;
+
+/// `$CALLPATH_MCP_PROXY`, or where benches/README.md's command installs it.
+fn mcp_proxy_binary() -> PathBuf {
+    let bin = std::env::var_os("CALLPATH_MCP_PROXY").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/peers/mcp-proxy/bin/mcp-proxy"),
+        PathBuf::from,
+    );
+    assert!(
+        bin.is_file(),
+        "--mcp-proxy: no {} (install it with `cargo install --locked mcp-proxy --version 0.6.0 \
+         --root target/peers/mcp-proxy`, or name a binary in $CALLPATH_MCP_PROXY)",
+        bin.display()
+    );
+    bin
+}
 
 /// `$CALLPATH_PEER`, or where `examples/peers/check rmcp-openapi-server`
 /// installs it.
@@ -724,6 +915,10 @@ enum Era {
 struct Path_ {
     label: &'static str,
     how: How,
+    /// Where the calls are counted, if not at the upstream: the MCP backend.
+    counted_at: Option<SocketAddr>,
+    /// The gateway behind the hop of this path, stopped with it.
+    behind: Option<Gateway>,
 }
 
 enum How {
@@ -766,7 +961,35 @@ impl Path_ {
                 url: format!("http://{address}/pets/1"),
                 served_by,
             },
+            counted_at: None,
+            behind: None,
         }
+    }
+
+    /// A raw session through `hop` (the MCP backend, or mcp-proxy in front
+    /// of it or of the gateway) calling `tool`, whose calls end at `counted_at`.
+    async fn hop(
+        label: &'static str,
+        hop: Gateway,
+        tool: &'static str,
+        counted_at: SocketAddr,
+    ) -> Path_ {
+        let url = hop.url.clone().expect("an HTTP server");
+        let session = RawSession::over_http(url, None, tool).await;
+        Path_ {
+            label,
+            how: How::Mcp {
+                gateway: hop,
+                client: McpClient::Raw(Arc::new(session)),
+            },
+            counted_at: Some(counted_at),
+            behind: None,
+        }
+    }
+
+    /// Calls counted so far where this path's calls end.
+    async fn calls_counted(&self, upstream: &Upstream) -> u64 {
+        requests_at(self.counted_at.unwrap_or(upstream.address)).await
     }
 
     /// A path through `gateway`; a raw HTTP session shows `bearer` as its
@@ -781,7 +1004,7 @@ impl Path_ {
         let client = match transport {
             Transport::HttpRaw => {
                 let url = gateway.url.clone().expect("an HTTP gateway");
-                McpClient::Raw(Arc::new(RawSession::over_http(url, bearer).await))
+                McpClient::Raw(Arc::new(RawSession::over_http(url, bearer, TOOL).await))
             }
             Transport::StdioRaw => {
                 McpClient::Raw(Arc::new(RawSession::over_stdio(&mut gateway).await))
@@ -791,6 +1014,8 @@ impl Path_ {
         Path_ {
             label,
             how: How::Mcp { gateway, client },
+            counted_at: None,
+            behind: None,
         }
     }
 
@@ -907,6 +1132,9 @@ impl Path_ {
     }
 
     async fn stop(self) {
+        if let Some(mut behind) = self.behind {
+            behind.stop().await;
+        }
         if let How::Mcp {
             mut gateway,
             client,
@@ -1154,6 +1382,8 @@ fn print_table(rows: &[Row], smoke: bool) -> std::process::ExitCode {
 struct RawSession {
     next_id: AtomicU64,
     wire: Wire,
+    /// `{"name": …, "arguments": …}` of the call it makes.
+    call: String,
 }
 
 enum Wire {
@@ -1174,7 +1404,7 @@ enum Wire {
 const INITIALIZE: &str = r#"{"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "callpath-bench", "version": "1"}}"#;
 
 impl RawSession {
-    async fn over_http(url: String, bearer: Option<String>) -> RawSession {
+    async fn over_http(url: String, bearer: Option<String>, tool: &str) -> RawSession {
         let mut session = RawSession {
             next_id: AtomicU64::new(0),
             wire: Wire::Http {
@@ -1183,6 +1413,7 @@ impl RawSession {
                 session: String::new(),
                 bearer,
             },
+            call: call_json(tool),
         };
         let answer = session
             .post(&request_json(0, "initialize", INITIALIZE))
@@ -1226,6 +1457,7 @@ impl RawSession {
                 stdin: tokio::sync::Mutex::new(stdin),
                 waiting,
             },
+            call: call_json(TOOL),
         };
         session.request("initialize", INITIALIZE).await;
         session.write_line(INITIALIZED).await;
@@ -1290,12 +1522,12 @@ impl RawSession {
     }
 
     async fn call(&self) -> Bytes {
-        self.request(
-            "tools/call",
-            r#"{"name": "getPet", "arguments": {"petId": 1}}"#,
-        )
-        .await
+        self.request("tools/call", &self.call).await
     }
+}
+
+fn call_json(tool: &str) -> String {
+    format!(r#"{{"name": "{tool}", "arguments": {{"petId": 1}}}}"#)
 }
 
 const INITIALIZED: &str = r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#;
@@ -1317,7 +1549,8 @@ async fn list_stripe(bin: &Path, base_url: &str, scratch: &Path, rounds: usize) 
     }
     let _ = scratch;
     let gateway = Gateway::start(bin, &stripe, base_url, false, &[]).await;
-    let session = RawSession::over_http(gateway.url.clone().expect("an HTTP gateway"), None).await;
+    let session =
+        RawSession::over_http(gateway.url.clone().expect("an HTTP gateway"), None, TOOL).await;
 
     let lists = 20 * rounds;
     let mut latencies = Vec::with_capacity(lists);
