@@ -12,12 +12,17 @@
 //! nothing of the agent's request reaches the call flow but the tool's name
 //! and arguments (TC-REQ-009), its credential least of all.
 
+mod admission;
 mod admitted;
 mod authority;
 mod errors;
 mod hash;
 mod keys;
+mod limits;
+mod ownership;
+mod refusals;
 mod sessions;
+mod shared;
 mod token;
 
 use std::time::Duration;
@@ -25,6 +30,7 @@ use std::time::Duration;
 use hyper::header::{HeaderMap, HeaderName, AUTHORIZATION};
 use hyper::StatusCode;
 
+pub use admission::Admission;
 pub use admitted::{
     Admitted, AgentsSettings, KeysSettings, OAuthSettings, Reach, Refusal, ScopeNames,
     DEFAULT_KEY_REFRESH_INTERVAL,
@@ -32,7 +38,11 @@ pub use admitted::{
 pub use authority::{Authorities, KEYS_REFRESHED_EVERY};
 pub use errors::{FetchError, GateError, RandomFailed};
 pub use keys::{line_for, new_key, KeyRing};
+pub use limits::{AgentLimits, InFlight, LimitReason, LimitSettings, Limited};
+pub use ownership::{AliveSessions, SessionOwnership, SessionOwnershipLayer};
+pub use refusals::{plain, Refusals};
 pub use sessions::{Bookkeeping, SessionOwners};
+pub use shared::SharedRate;
 
 use crate::errors::AgentMessage;
 use token::TokenCheck;
@@ -186,11 +196,7 @@ impl Gate {
         query: Option<&str>,
     ) -> Result<Admitted, Refusal> {
         if !self.checks() {
-            return Ok(Admitted {
-                agent: "anyone".to_owned(),
-                principal: "anyone".to_owned(),
-                reach: Reach::All,
-            });
+            return Ok(Admitted::anyone());
         }
         if query.is_some_and(has_token) {
             return Err(Refusal::TokenInQuery);
@@ -207,6 +213,7 @@ impl Gate {
                         return Ok(Admitted {
                             agent: label.to_owned(),
                             principal: principal.to_owned(),
+                            account: format!("key {label}"),
                             reach: Reach::All,
                         })
                     }
@@ -220,6 +227,16 @@ impl Gate {
             (Some(tokens), Some(token)) => tokens.check(token).await,
             (None, Some(_)) => Err(Refusal::KeyUnknown),
             (_, None) => Err(Refusal::NoCredential),
+        }
+    }
+
+    /// Takes out of `headers` every header an agent shows a credential in,
+    /// whether or not this gate reads it: nothing behind the gate may hold
+    /// one.
+    pub fn strip_credentials(&self, headers: &mut HeaderMap) {
+        headers.remove(AUTHORIZATION);
+        if let Some((_, KeyPlace::Header(name, _))) = &self.keys {
+            headers.remove(name);
         }
     }
 

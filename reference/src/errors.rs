@@ -267,6 +267,25 @@ catalogue! {
         operator: "Nothing, unless it lasts: a rotation at the authorization server is taken within `key_refresh_interval`. Many of these from one agent are made-up key ids.",
         example: AgentMessage::AgentKeyPending { seconds: 7 },
     }
+    AgentRateLimited {
+        code: "AGENT_RATE_LIMITED",
+        delivery: HttpRefusal,
+        produced_by: ProducedBy::Reference(
+            "the per-agent limits (`agent_limits`, `--agent-calls-per-second`, \
+             `--agent-calls-in-flight`): HTTP 429 with `Retry-After`; `reference/tests/front_door.rs` \
+             produces it",
+        ),
+        meaning: "This agent made more requests than the operator lets one agent make: more a \
+                  second than its rate and burst allow, or more at once than it may have in \
+                  flight. Other agents of the same API are not held back by it. HTTP 429 with \
+                  `Retry-After`; nothing reached the API.",
+        agent: "Slow down: send the request again after the time `Retry-After` gives, and make fewer requests at once.",
+        operator: "The metric `hosted_mcp_agents_limited_total` counts these by API and reason. Raise the agent's limits if it should make more calls; a runaway agent shows as one account refused over and over.",
+        example: AgentMessage::AgentRateLimited {
+            limit: "calls a second",
+            seconds: 2,
+        },
+    }
     ArgumentsInvalid {
         code: "ARGUMENTS_INVALID",
         delivery: ToolError,
@@ -402,6 +421,40 @@ catalogue! {
         agent: "Call again once; if it happens again, report it.",
         operator: "A bug in the gateway: report it with the gateway's log around the call (its stderr), which holds the panic.",
         example: AgentMessage::GatewayFault,
+    }
+    GatewayFull {
+        code: "GATEWAY_FULL",
+        delivery: HttpRefusal,
+        produced_by: ProducedBy::Reference(
+            "the listener's cap on open connections (`--max-connections`, below the process's \
+             descriptor limit) and on one client's (`--max-connections-per-client`): HTTP 503 \
+             with `Retry-After`, and the connection closed; `reference/tests/front_door.rs` \
+             produces it",
+        ),
+        meaning: "The gateway holds as many connections as it may, every one busy with a request, \
+                  or the client's address holds as many as one client may. The new connection \
+                  is answered with HTTP 503 and closed; connections that wait idle are closed \
+                  first to make room, so a client that only opens connections cannot lock others \
+                  out.",
+        agent: "Try again after the time `Retry-After` gives, on a connection you keep open (keep-alive).",
+        operator: "The metric `hosted_mcp_connections_closed_total{reason=\"full\"}` counts these. Raise `--max-connections` (and the descriptor limit with it), or run more gateways behind a balancer.",
+        example: AgentMessage::GatewayFull {
+            why: "it holds as many connections as it may",
+        },
+    }
+    RequestTooSlow {
+        code: "REQUEST_TOO_SLOW",
+        delivery: HttpRefusal,
+        produced_by: ProducedBy::Reference(
+            "the deadline for a request's body (`--request-body-timeout`, 30 seconds): HTTP 408 \
+             and the connection closed; `reference/tests/front_door.rs` produces it",
+        ),
+        meaning: "The request's body did not arrive whole within the deadline from its head: the \
+                  client sent it too slowly, or stopped. HTTP 408, and the connection is closed. \
+                  Nothing reached the API.",
+        agent: "Send the request again, its body at once.",
+        operator: "Nothing, unless real agents on slow links get it: then raise `--request-body-timeout`.",
+        example: AgentMessage::RequestTooSlow { seconds: 30 },
     }
     UpstreamTokenFailed {
         code: "UPSTREAM_TOKEN_FAILED",
@@ -628,6 +681,11 @@ pub enum AgentMessage {
     AgentKeyPending {
         seconds: u64,
     },
+    AgentRateLimited {
+        /// What is over its limit: `calls a second` or `calls in flight`.
+        limit: &'static str,
+        seconds: u64,
+    },
     ArgumentsInvalid {
         violations: Vec<Violation>,
     },
@@ -649,6 +707,12 @@ pub enum AgentMessage {
         waited: Duration,
     },
     GatewayFault,
+    GatewayFull {
+        why: &'static str,
+    },
+    RequestTooSlow {
+        seconds: u64,
+    },
     UpstreamTokenFailed {
         token_url: String,
         why: String,
@@ -735,6 +799,11 @@ impl AgentMessage {
                 "the access token cannot be checked now: the authorization server's keys cannot \
                  be fetched; try again later"
             ),
+            AgentMessage::AgentRateLimited { limit, seconds } => write!(
+                out,
+                "this agent is over its limit of {limit}, so {NOTHING_SENT}; other agents are \
+                 not held back: send it again in {seconds} seconds"
+            ),
             AgentMessage::AgentKeyPending { seconds } => write!(
                 out,
                 "the access token is signed by a key this gateway does not hold yet; its keys are \
@@ -776,6 +845,15 @@ impl AgentMessage {
                 "the gateway has {limit} calls in flight, its limit, and this call found no \
                  turn within {}, so {NOTHING_SENT}; try again later",
                 duration_text(*waited)
+            ),
+            AgentMessage::GatewayFull { why } => write!(
+                out,
+                "this gateway cannot take another connection now: {why}; try again shortly"
+            ),
+            AgentMessage::RequestTooSlow { seconds } => write!(
+                out,
+                "the request's body did not arrive within {seconds} seconds of its head, so \
+                 {NOTHING_SENT}; send it again, its body at once"
             ),
             AgentMessage::GatewayFault => write!(
                 out,

@@ -8,13 +8,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use hosted_mcp_gateway::agents::LimitSettings;
 use hosted_mcp_gateway::agents::{self, AgentsSettings, KeysSettings, OAuthSettings, ScopeNames};
 use hosted_mcp_gateway::cleartext::Cleartext;
 use hosted_mcp_gateway::convert::{self, CredentialPlacement};
 use hosted_mcp_gateway::gateway::{Limits, DEFAULT_CALLS_IN_FLIGHT};
 use hosted_mcp_gateway::host::{
-    self, ApiSettings, ConfigError, CredentialSource, ExchangeSettings, HostError, Origin,
-    Settings, Summary, Table,
+    self, log_serving, ApiSettings, ConfigError, ConnectionLimits, CredentialSource,
+    ExchangeSettings, HostError, Origin, Server, ServerOptions, Settings,
 };
 use hosted_mcp_gateway::mcp::{self, HttpAccess, HttpOptions, McpServer, Sessions};
 use hosted_mcp_gateway::watch::{self, Metrics};
@@ -78,6 +79,11 @@ enum Command {
     /// stdio); or, with --config, every API of a config file, each at
     /// /mcp/{name}.
     Serve(Box<ServeArgs>),
+    /// Check a configuration whole without serving it, as `nginx -t` does:
+    /// every document, credential and keys file read and every gateway
+    /// built, as `serve` (and a reload) would; exit status 0, or 2 with the
+    /// error a start would stop on. Takes the options of `serve`.
+    Check(Box<ServeArgs>),
     /// Make a key for an agent: prints the key (give it to the agent) and,
     /// on stderr, the line to add to the keys file of --agent-keys, which
     /// holds only its hash. With --stdin, the key is read from stdin instead.
@@ -327,6 +333,151 @@ struct ServeArgs {
     admin_listen: Option<SocketAddr>,
     #[command(flatten)]
     agents: AgentChoice,
+    #[command(flatten)]
+    agent_limits: AgentLimitChoice,
+    #[command(flatten)]
+    front: FrontDoor,
+}
+
+/// What one agent may make of the API of the flags (the config file gives
+/// them per API, as `agent_limits`). None by default.
+#[derive(Args)]
+#[command(next_help_heading = "Limiting each agent")]
+struct AgentLimitChoice {
+    /// Calls (each request an agent posts: a tool call, a listing) one
+    /// agent may make a second, on average; over it, 429 and Retry-After.
+    /// An agent is its key's label, its token's issuer and subject, or,
+    /// where anyone may come in, its address.
+    #[arg(long, value_name = "N", value_parser = per_second, conflicts_with = "config")]
+    agent_calls_per_second: Option<f64>,
+    /// Calls one agent may make at once above that rate (default: the rate).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), requires = "agent_calls_per_second")]
+    agent_burst: Option<u32>,
+    /// Calls one agent may have being answered at once.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "config")]
+    agent_calls_in_flight: Option<u32>,
+    /// Share the per-second limits with every copy of the gateway through
+    /// this Redis (redis://HOST:PORT/DB); out of reach, each copy limits
+    /// on its own and says so.
+    #[arg(long, value_name = "URL", conflicts_with = "config")]
+    agent_limits_redis: Option<String>,
+}
+
+/// How the listener holds connections (docs/gateway.md, "Facing the
+/// internet").
+#[derive(Args)]
+#[command(next_help_heading = "Facing the internet")]
+struct FrontDoor {
+    /// The most connections held at once, every client's together. At it,
+    /// the connection idle longest makes room; with every one busy, a new
+    /// one gets 503. Default: the descriptor limit (raised to the hard
+    /// limit at start-up) less room for the calls' own connections.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "stdio")]
+    max_connections: Option<u64>,
+    /// The most connections one client address may hold. None by default:
+    /// behind a proxy, every agent has the proxy's address.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), conflicts_with = "stdio")]
+    max_connections_per_client: Option<u64>,
+    /// Seconds a connection has to send a request's head, from its first
+    /// byte (or from being accepted).
+    #[arg(long, value_name = "SECONDS", default_value_t = host::DEFAULT_HEAD_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    request_head_timeout: u64,
+    /// Seconds a request's body has to arrive whole, from its head; over
+    /// it, 408 and the connection closed.
+    #[arg(long, value_name = "SECONDS", default_value_t = host::DEFAULT_BODY_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    request_body_timeout: u64,
+    /// Seconds a connection may wait idle for its next request.
+    #[arg(long, value_name = "SECONDS", default_value_t = host::DEFAULT_IDLE_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    keep_alive_timeout: u64,
+    /// Seconds an answer may wait on a client that does not read it.
+    #[arg(long, value_name = "SECONDS", default_value_t = host::DEFAULT_SEND_TIMEOUT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    send_timeout: u64,
+}
+
+fn per_second(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(rate) if rate.is_finite() && rate > 0.0 => Ok(rate),
+        Ok(_) => Err("must be a number above 0, such as 5 or 0.5".to_owned()),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+impl ServeArgs {
+    /// Each API's calls: the deadline, and how many at once.
+    fn call_limits(&self) -> Limits {
+        Limits {
+            calls_in_flight: self.max_calls,
+            ..Limits::default()
+        }
+    }
+
+    /// How the HTTP server serves, from the flags; the descriptor limit is
+    /// raised and read here.
+    fn server_options(&self) -> Result<ServerOptions, String> {
+        let limits = self.call_limits();
+        let idle_timeout = Duration::from_secs(self.session_idle_timeout);
+        if !self.stateless && idle_timeout <= limits.deadline {
+            tracing::warn!(
+                "--session-idle-timeout {}s is not above the {}s call deadline: a session whose \
+                 only activity is a call waiting on the API is closed under it, and the call goes \
+                 unanswered",
+                idle_timeout.as_secs(),
+                limits.deadline.as_secs()
+            );
+        }
+        let http = HttpOptions {
+            access: HttpAccess {
+                allowed_hosts: self.allowed_hosts.clone(),
+                allowed_origins: self.allowed_origins.clone(),
+            },
+            sessions: if self.stateless {
+                Sessions::Stateless
+            } else {
+                Sessions::InMemory { idle_timeout }
+            },
+            on_loopback: self.listen.ip().is_loopback(),
+        };
+        let descriptors = host::descriptor_limit()
+            .map_err(|e| format!("cannot read the process's descriptor limit: {e}"))?;
+        let room = host::max_open_below(descriptors.now, limits.calls_in_flight);
+        let max_open = match self.front.max_connections {
+            None => room,
+            Some(asked) if asked as usize <= room => asked as usize,
+            Some(asked) => {
+                return Err(format!(
+                    "--max-connections {asked} leaves no room below the descriptor limit {} for \
+                     the calls' own connections: at most {room}; raise the limit (ulimit -n) or \
+                     take fewer",
+                    descriptors.now
+                ))
+            }
+        };
+        if max_open == 0 {
+            return Err(format!(
+                "the descriptor limit {} leaves no room for connections: raise it (ulimit -n)",
+                descriptors.now
+            ));
+        }
+        let seconds = Duration::from_secs;
+        Ok(ServerOptions {
+            http,
+            limits,
+            connections: ConnectionLimits {
+                max_open,
+                per_client: self.front.max_connections_per_client.map(|n| n as usize),
+                head_timeout: seconds(self.front.request_head_timeout),
+                idle_timeout: seconds(self.front.keep_alive_timeout),
+                send_timeout: seconds(self.front.send_timeout),
+            },
+            body_timeout: seconds(self.front.request_body_timeout),
+            descriptors: Some(descriptors),
+            // Agents reach it at the address it listens on, unless that is
+            // any address or a port picked at start-up.
+            listen_url: (!self.listen.ip().is_unspecified() && self.listen.port() != 0)
+                .then(|| format!("http://{}", self.listen)),
+            census_interval: Duration::from_secs(self.census_interval),
+        })
+    }
 }
 
 /// Who may use the gateway over HTTP. With neither keys nor an
@@ -458,6 +609,7 @@ fn run(cli: Cli) -> Result<(), String> {
             }
         }
         Command::Serve(args) => serve(*args),
+        Command::Check(args) => check(*args),
         Command::AgentKey { label, stdin } => {
             let key = if stdin {
                 let mut line = String::new();
@@ -529,47 +681,22 @@ fn flag_settings(args: &ServeArgs) -> Settings {
                     scopes: args.upstream_scope.clone(),
                     cleartext: cleartext(args.upstream_token_allow_http),
                 }),
+            limits: LimitSettings {
+                calls_per_second: args.agent_limits.agent_calls_per_second,
+                burst: args.agent_limits.agent_burst,
+                calls_in_flight: args.agent_limits.agent_calls_in_flight,
+            },
             origin: Origin::Flags,
         }],
         public_url: args.agents.public_url.clone(),
+        limits_store: args.agent_limits.agent_limits_redis.clone(),
     }
 }
 
 fn serve(args: ServeArgs) -> Result<(), String> {
     let settings = read_settings(&args).map_err(|e| e.to_string())?;
-    let limits = Limits {
-        calls_in_flight: args.max_calls,
-        ..Limits::default()
-    };
-    let idle_timeout = Duration::from_secs(args.session_idle_timeout);
-    if !args.stdio && !args.stateless && idle_timeout <= limits.deadline {
-        tracing::warn!(
-            "--session-idle-timeout {}s is not above the {}s call deadline: a session whose only \
-             activity is a call waiting on the API is closed under it, and the call goes \
-             unanswered",
-            idle_timeout.as_secs(),
-            limits.deadline.as_secs()
-        );
-    }
-
-    // By default one thread serves every connection. A call is a few hops
-    // between tasks (hyper, rmcp's session, the handler, reqwest): on one
-    // thread a hop is a queue push, while tokio's multi-thread scheduler wakes
-    // an idle worker for it (a futex and a context switch), which cost about
-    // 70 µs of CPU a call at one call at a time. Large answers, the only long
-    // CPU work, are interpreted on the blocking pool (`gateway::INLINE_ANSWER`).
-    // `--threads` trades that for more calls at once on a host with cores to spare.
-    let runtime = match args.threads {
-        1 => tokio::runtime::Builder::new_current_thread(),
-        threads => {
-            let mut builder = tokio::runtime::Builder::new_multi_thread();
-            builder.worker_threads(usize::from(threads));
-            builder
-        }
-    }
-    .enable_all()
-    .build()
-    .map_err(|e| e.to_string())?;
+    let limits = args.call_limits();
+    let runtime = runtime(args.threads)?;
     if args.stdio {
         if settings.apis.len() > 1 {
             return Err(one_api_please(&settings, "over stdio one API is served"));
@@ -586,34 +713,16 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             })
             .map_err(|e| e.to_string());
     }
-    let options = HttpOptions {
-        access: HttpAccess {
-            allowed_hosts: args.allowed_hosts.clone(),
-            allowed_origins: args.allowed_origins.clone(),
-        },
-        sessions: if args.stateless {
-            Sessions::Stateless
-        } else {
-            Sessions::InMemory { idle_timeout }
-        },
-        on_loopback: args.listen.ip().is_loopback(),
-    };
-    // Agents reach it at the address it listens on, unless that is any
-    // address or a port picked at start-up.
-    let listen_url = (!args.listen.ip().is_unspecified() && args.listen.port() != 0)
-        .then(|| format!("http://{}", args.listen));
+    let options = args.server_options()?;
     // Everything is read before the port is bound: a gateway that cannot
     // serve its documents never accepts a connection.
     let metrics = Arc::new(Metrics::new());
-    let table = Arc::new(
-        Table::load(&settings, options, limits, listen_url, Arc::clone(&metrics))
-            .map_err(|e| e.to_string())?,
-    );
+    let server =
+        Arc::new(Server::new(&settings, options, Arc::clone(&metrics)).map_err(|e| e.to_string())?);
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
-        let address = listener.local_addr().map_err(|e| e.to_string())?;
         if let Some(admin) = args.admin_listen {
             let admin = tokio::net::TcpListener::bind(admin)
                 .await
@@ -624,73 +733,61 @@ fn serve(args: ServeArgs) -> Result<(), String> {
             // Ends with the runtime, when the gateway has stopped.
             tokio::spawn(watch::serve_admin(
                 admin,
-                Arc::clone(&metrics),
-                host::before_scrape(&table),
+                metrics,
+                server.before_scrape(),
                 std::future::pending(),
             ));
         }
-        let routes = table.routes();
-        for hosted in routes.apis() {
-            let url = format!("http://{address}{}", hosted.settings.path());
-            log_serving(
-                &hosted.settings,
-                &hosted.summary,
-                "serving over HTTP",
-                Some(&url),
-            );
-            tracing::info!(
-                api = hosted.settings.name.as_deref(),
-                agents = %hosted.gate.describe(),
-                "letting in"
-            );
-        }
-        warn_if_open(&routes, address);
-        metrics.set_ready(true);
-        let census = Duration::from_secs(args.census_interval);
-        tokio::spawn(host::reload_on_hangup(Arc::clone(&table), move || {
+        tokio::spawn(host::reload_on_hangup(Arc::clone(&server), move || {
             read_settings(&args)
         }));
-        host::serve(listener, table, census, shutdown_signal())
+        server
+            .serve(listener, shutdown_signal())
             .await
             .map_err(|e| e.to_string())
     })
 }
 
-/// Once at start-up: anyone who reaches an address that is not loopback
-/// can spend the stored credentials of the APIs that let anyone in.
-fn warn_if_open(routes: &host::Routes, address: SocketAddr) {
-    if address.ip().is_loopback() {
-        return;
+/// By default one thread serves every connection. A call is a few hops
+/// between tasks: on one thread a hop is a queue push, while tokio's
+/// multi-thread scheduler wakes an idle worker for it (a futex and a context
+/// switch), which cost about 70 µs of CPU a call at one call at a time.
+/// Large answers, the only long CPU work, are interpreted on the blocking
+/// pool (`gateway::INLINE_ANSWER`). `--threads` trades that for more calls
+/// at once on a host with cores to spare.
+fn runtime(threads: u16) -> Result<tokio::runtime::Runtime, String> {
+    match threads {
+        1 => tokio::runtime::Builder::new_current_thread(),
+        threads => {
+            let mut builder = tokio::runtime::Builder::new_multi_thread();
+            builder.worker_threads(usize::from(threads));
+            builder
+        }
     }
-    let open: Vec<String> = routes
-        .apis()
-        .iter()
-        .filter(|hosted| !hosted.gate.checks())
-        .map(|hosted| hosted.settings.path())
-        .collect();
-    if !open.is_empty() {
-        tracing::warn!(
-            endpoints = %open.join(", "),
-            "anyone who can reach {address} can call these APIs with their stored credentials: \
-             let in only your agents with --agent-keys FILE or --oauth-issuer URL"
-        );
-    }
+    .enable_all()
+    .build()
+    .map_err(|e| e.to_string())
 }
 
-/// The start-up line of one API: what it serves, from where, and where its
-/// credential goes.
-fn log_serving(settings: &ApiSettings, summary: &Summary, message: &str, url: Option<&str>) {
-    tracing::info!(
-        api = settings.name.as_deref(),
-        tools = summary.tools,
-        deprecated_left_out = summary.deprecated_left_out,
-        not_chosen = summary.not_chosen,
-        document = %settings.openapi.display(),
-        base_url = %settings.base_url,
-        credential = %summary.credential,
-        url = url.map(tracing::field::display),
-        "{message}"
-    );
+/// `check`: every API built as `serve` would build it (documents,
+/// credentials, keys files, gateways), nothing served.
+fn check(args: ServeArgs) -> Result<(), String> {
+    let settings = read_settings(&args).map_err(|e| e.to_string())?;
+    let options = args.server_options()?;
+    let server =
+        Server::new(&settings, options, Arc::new(Metrics::new())).map_err(|e| e.to_string())?;
+    let routes = server.routes();
+    for hosted in routes.apis() {
+        println!(
+            "{}: {} tools, credential {}; letting in {}",
+            hosted.settings.path(),
+            hosted.summary.tools,
+            hosted.summary.credential,
+            hosted.gate.describe()
+        );
+    }
+    println!("ok: {} APIs", routes.apis().len());
+    Ok(())
 }
 
 /// Log lines go to stderr (stdout may be the MCP channel: TC-PROTO-001), at

@@ -17,7 +17,7 @@ mod tool_list;
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -39,7 +39,7 @@ use tokio_util::task::TaskTracker;
 use crate::convert;
 use crate::gateway::Gateway;
 use jsonrpc::Posted;
-pub use peek::tools_called;
+pub use peek::{requests_in, tools_called};
 use sessions::{Seen, SessionTable};
 pub use tool_list::{SplicedBody, ToolsAllowed};
 use tool_list::{SplicingWriter, ToolList};
@@ -53,10 +53,10 @@ pub const ENDPOINT: &str = "/mcp";
 /// 2026-07-28 transport makes one per request.
 #[derive(Clone)]
 pub struct McpServer {
-    /// The gateway calls are made with: replaced when the API's
-    /// configuration changes but its tools do not, so sessions live on.
-    /// Each call holds the one it started with.
-    gateway: Arc<RwLock<Arc<Gateway>>>,
+    /// The gateway calls are made with unless the request brings another
+    /// (a reload that kept the API's tools, and so its sessions, gives
+    /// each request the gateway of its version: [`Said`]).
+    gateway: Arc<Gateway>,
     tools: Arc<ToolList>,
     /// Calls being answered, so that stopping waits for them.
     calls: TaskTracker,
@@ -96,21 +96,15 @@ impl McpServer {
 
     fn with_tools(gateway: Arc<Gateway>, tools: Arc<ToolList>) -> Self {
         Self {
-            gateway: Arc::new(RwLock::new(gateway)),
+            gateway,
             tools,
             calls: TaskTracker::new(),
         }
     }
 
-    /// The gateway new calls are made with.
+    /// The gateway calls are made with unless a request brings another.
     pub fn gateway(&self) -> Arc<Gateway> {
-        Arc::clone(&self.gateway.read().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    /// Makes new calls with `gateway`, which must serve the same tools;
-    /// calls in flight finish with the one they started with.
-    pub fn replace_gateway(&self, gateway: Arc<Gateway>) {
-        *self.gateway.write().unwrap_or_else(PoisonError::into_inner) = gateway;
+        Arc::clone(&self.gateway)
     }
 
     /// Whether an agent allowed `allowed` may call the tool `name`; an
@@ -159,12 +153,34 @@ pub fn tools_list_json(tools: &[convert::Tool]) -> serde_json::Value {
 /// What the HTTP layer in front said of the agent, from the request's
 /// extensions; all tools when nothing did.
 fn allowed(context: &RequestContext<RoleServer>) -> ToolsAllowed {
-    context
-        .extensions
-        .get::<hyper::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<ToolsAllowed>())
-        .copied()
-        .unwrap_or_default()
+    said_in(context).allowed
+}
+
+/// What the HTTP layers in front said of a request, in its extensions.
+struct Said {
+    /// Which tools its agent may call; all when nothing said.
+    allowed: ToolsAllowed,
+    /// The gateway of the API's version that took the request.
+    gateway: Option<Arc<Gateway>>,
+}
+
+fn said(extensions: Option<&hyper::http::Extensions>) -> Said {
+    Said {
+        allowed: extensions
+            .and_then(|extensions| extensions.get::<ToolsAllowed>())
+            .copied()
+            .unwrap_or_default(),
+        gateway: extensions.and_then(|extensions| extensions.get::<Arc<Gateway>>().cloned()),
+    }
+}
+
+fn said_in(context: &RequestContext<RoleServer>) -> Said {
+    said(
+        context
+            .extensions
+            .get::<hyper::http::request::Parts>()
+            .map(|parts| &parts.extensions),
+    )
 }
 
 impl ServerHandler for McpServer {
@@ -192,7 +208,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = request.arguments.map(serde_json::Value::Object);
-        self.call(&request.name, arguments, allowed(&context))
+        self.call(&request.name, arguments, said_in(&context))
             .await
             .map(Into::into)
     }
@@ -223,7 +239,7 @@ impl ServerHandler for McpServer {
             ));
         };
         let result = self
-            .call(&name, params.remove("arguments"), allowed(&context))
+            .call(&name, params.remove("arguments"), said_in(&context))
             .await?;
         serde_json::to_value(result)
             .map(CustomResult::new)
@@ -243,16 +259,16 @@ impl McpServer {
         &self,
         name: &str,
         arguments: Option<serde_json::Value>,
-        allowed: ToolsAllowed,
+        said: Said,
     ) -> Result<CallToolResult, ErrorData> {
-        if !self.may_call(name, allowed) {
+        if !self.may_call(name, said.allowed) {
             return Err(ErrorData::invalid_request(
                 format!("this agent may call only read-only tools, and `{name}` is not one"),
                 None,
             ));
         }
         let _in_flight = self.calls.token();
-        let gateway = self.gateway();
+        let gateway = said.gateway.unwrap_or_else(|| self.gateway());
         match gateway.call(name, arguments).await {
             Ok(answer) => {
                 let content = vec![ContentBlock::text(answer.text)];
@@ -458,9 +474,10 @@ impl HttpEndpoint {
                     .gate
                     .era(&parts.headers, "tools/call", Some(&name), &meta)
                 {
+                    let said = said(Some(&parts.extensions));
                     let result = self
                         .server
-                        .call(&name, arguments.map(serde_json::Value::Object), allowed)
+                        .call(&name, arguments.map(serde_json::Value::Object), said)
                         .await
                         .map(ServerResult::CallToolResult);
                     return self.answer(era, id, result);

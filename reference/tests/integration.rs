@@ -14,6 +14,7 @@ mod corpus;
 mod descriptors;
 mod differential;
 mod exchange;
+mod front_door;
 mod hosting;
 mod issuers;
 mod json_schema_test_suite;

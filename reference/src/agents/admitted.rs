@@ -61,7 +61,31 @@ pub struct Admitted {
     /// Two keys with one label are two agents; one user's tokens, renewed,
     /// are one.
     pub principal: String,
+    /// Who, to its per-agent limits: a key's label (the keys of one label,
+    /// as while one is rotated out, share them), or the token's issuer and
+    /// subject.
+    pub account: String,
     pub reach: Reach,
+}
+
+/// Who gets in where the gate lets in anyone who reaches the port.
+pub const ANYONE: &str = "anyone";
+
+impl Admitted {
+    /// Anyone who reaches the port, where nobody is asked who they are.
+    pub fn anyone() -> Admitted {
+        Admitted {
+            agent: ANYONE.to_owned(),
+            principal: ANYONE.to_owned(),
+            account: ANYONE.to_owned(),
+            reach: Reach::All,
+        }
+    }
+
+    /// Whether this agent was told apart from others by a credential.
+    pub fn told_apart(&self) -> bool {
+        self.principal != ANYONE
+    }
 }
 
 /// The tools an agent may call.

@@ -39,6 +39,8 @@ pub enum GateError {
     SymmetricAlgorithm(&'static str),
     #[error("cannot make the HTTP client for authorization servers: {0}")]
     Client(reqwest::Error),
+    #[error("the store of the agents' limits must be a Redis URL (redis://HOST:PORT/DB)")]
+    LimitsStoreUrl,
 }
 
 /// Why an authorization server's keys could not be fetched, for the log.

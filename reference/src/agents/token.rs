@@ -280,6 +280,7 @@ impl TokenCheck {
             verdict: Verdict::Admitted {
                 admitted: Admitted {
                     agent,
+                    account: principal.clone(),
                     principal,
                     reach,
                 },

@@ -27,7 +27,7 @@ use serde::Deserialize;
 
 use super::errors::ConfigError;
 use super::settings::{ApiSettings, CredentialSource, ExchangeSettings, Key, Origin, Settings};
-use crate::agents::{self, AgentsSettings, KeysSettings, OAuthSettings, ScopeNames};
+use crate::agents::{self, AgentsSettings, KeysSettings, LimitSettings, OAuthSettings, ScopeNames};
 use crate::cleartext::Cleartext;
 use crate::convert::{self, CredentialPlacement, Selection};
 
@@ -87,6 +87,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
         names.push(&api.name.0);
     }
     let default_agents = parsed.agents.map(|agents| agents.settings(folder));
+    let default_limits = parsed.agent_limits.map(AgentLimits::settings);
     let apis = parsed
         .apis
         .into_iter()
@@ -103,12 +104,18 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
                 lines,
                 file_agents,
             };
-            api.settings(folder, default_agents.as_ref(), origin)
+            api.settings(
+                folder,
+                default_agents.as_ref(),
+                default_limits.as_ref(),
+                origin,
+            )
         })
         .collect();
     Ok(Settings {
         apis,
         public_url: parsed.public_url,
+        limits_store: parsed.limits_store,
     })
 }
 
@@ -119,6 +126,12 @@ struct File {
     public_url: Option<String>,
     #[serde(default)]
     agents: Option<Agents>,
+    /// Every API's agents' limits, unless it has its own.
+    #[serde(default)]
+    agent_limits: Option<AgentLimits>,
+    /// A Redis URL: copies of the gateway share the per-second limits.
+    #[serde(default)]
+    limits_store: Option<String>,
     apis: Vec<Api>,
 }
 
@@ -142,6 +155,63 @@ struct Api {
     /// Replaces the file's `agents` for this API; `{}` lets anyone in.
     #[serde(default)]
     agents: Option<Agents>,
+    /// Replaces the file's `agent_limits` for this API; `{}` limits none.
+    #[serde(default)]
+    agent_limits: Option<AgentLimits>,
+}
+
+/// What each agent may make of an API.
+#[derive(Deserialize, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+struct AgentLimits {
+    #[serde(default)]
+    calls_per_second: Option<PerSecond>,
+    #[serde(default)]
+    burst: Option<AtLeastOne>,
+    #[serde(default)]
+    calls_in_flight: Option<AtLeastOne>,
+}
+
+impl AgentLimits {
+    fn settings(self) -> LimitSettings {
+        LimitSettings {
+            calls_per_second: self.calls_per_second.map(|rate| rate.0),
+            burst: self.burst.map(|burst| burst.0),
+            calls_in_flight: self.calls_in_flight.map(|calls| calls.0),
+        }
+    }
+}
+
+/// Calls a second: a number above zero.
+#[derive(Deserialize, Clone, Copy)]
+#[serde(try_from = "f64")]
+struct PerSecond(f64);
+
+impl TryFrom<f64> for PerSecond {
+    type Error = &'static str;
+    fn try_from(rate: f64) -> Result<Self, Self::Error> {
+        if rate.is_finite() && rate > 0.0 {
+            Ok(PerSecond(rate))
+        } else {
+            Err("calls_per_second: it must be a number of calls a second above 0, such as 5 or 0.5")
+        }
+    }
+}
+
+/// A count of at least one.
+#[derive(Deserialize, Clone, Copy)]
+#[serde(try_from = "u32")]
+struct AtLeastOne(u32);
+
+impl TryFrom<u32> for AtLeastOne {
+    type Error = &'static str;
+    fn try_from(count: u32) -> Result<Self, Self::Error> {
+        if count >= 1 {
+            Ok(AtLeastOne(count))
+        } else {
+            Err("agent_limits: `burst` and `calls_in_flight` must be at least 1")
+        }
+    }
 }
 
 /// An API's name: its endpoint's last path segment.
@@ -369,6 +439,7 @@ impl Api {
         self,
         folder: &Path,
         default_agents: Option<&AgentsSettings>,
+        default_limits: Option<&LimitSettings>,
         origin: Origin,
     ) -> ApiSettings {
         let (credential, exchange) = match self.credential {
@@ -409,6 +480,10 @@ impl Api {
             placement: self.credential_in.map(|placement| placement.0),
             ca_file: self.ca_file.map(|file| folder.join(file)),
             agents,
+            limits: match self.agent_limits {
+                Some(limits) => limits.settings(),
+                None => default_limits.cloned().unwrap_or_default(),
+            },
             exchange,
             origin,
         }
@@ -778,6 +853,50 @@ mod tests {
         .expect("parses");
         let exchange = settings.apis[0].exchange.as_ref().expect("an exchange");
         assert_eq!(exchange.cleartext, Cleartext::Allowed);
+    }
+
+    #[test]
+    fn agents_limits_for_every_api_or_each_its_own() {
+        let settings = parsed(
+            "limits_store: redis://127.0.0.1:6379/0\n\
+             agent_limits: { calls_per_second: 5, burst: 10 }\n\
+             apis:\n  - name: a\n    openapi: a.yaml\n    base_url: https://a\n\
+             \x20 - name: b\n    openapi: b.yaml\n    base_url: https://b\n\
+             \x20   agent_limits: { calls_in_flight: 2 }\n\
+             \x20 - name: c\n    openapi: c.yaml\n    base_url: https://c\n    agent_limits: {}\n",
+        )
+        .expect("parses");
+        assert_eq!(
+            settings.limits_store.as_deref(),
+            Some("redis://127.0.0.1:6379/0")
+        );
+        let limits: Vec<LimitSettings> = settings.apis.iter().map(|a| a.limits.clone()).collect();
+        assert_eq!(
+            limits,
+            [
+                LimitSettings {
+                    calls_per_second: Some(5.0),
+                    burst: Some(10),
+                    calls_in_flight: None
+                },
+                LimitSettings {
+                    calls_per_second: None,
+                    burst: None,
+                    calls_in_flight: Some(2)
+                },
+                LimitSettings::default(),
+            ]
+        );
+        for wrong in [
+            "agent_limits: { calls_per_second: 0 }\n",
+            "agent_limits: { calls_per_second: -1 }\n",
+            "agent_limits: { calls_in_flight: 0 }\n",
+            "agent_limits: { per_minute: 3 }\n",
+        ] {
+            let text = format!("{wrong}apis:\n  - name: a\n    openapi: a.yaml\n    base_url: x\n");
+            let error = parsed(&text).expect_err(wrong);
+            assert!(error.starts_with("/etc/gateway/c.yaml:1:"), "{error}");
+        }
     }
 
     #[test]

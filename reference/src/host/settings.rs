@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::errors::{ConfigKey, Written};
-use crate::agents::AgentsSettings;
+use crate::agents::{AgentsSettings, LimitSettings};
 use crate::cleartext::Cleartext;
 use crate::convert::{self, CredentialPlacement};
 
@@ -18,6 +18,9 @@ pub struct Settings {
     /// (`https://mcp.example.com`), for access tokens' audience; `None` for
     /// the address it listens on.
     pub public_url: Option<String>,
+    /// The Redis URL through which copies of the gateway share their
+    /// agents' per-second limits.
+    pub limits_store: Option<String>,
 }
 
 /// One API: its document, the tools chosen from it, its verified host and
@@ -40,6 +43,8 @@ pub struct ApiSettings {
     pub ca_file: Option<PathBuf>,
     /// Who may use it.
     pub agents: AgentsSettings,
+    /// What each of its agents may make.
+    pub limits: LimitSettings,
     /// For an API that takes tokens of its own OAuth server: the client the
     /// stored credential is the secret of.
     pub exchange: Option<ExchangeSettings>,

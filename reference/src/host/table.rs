@@ -3,21 +3,27 @@
 //!
 //! A reload builds every API of the new configuration before it touches
 //! the running ones: one that cannot be built refuses the whole reload, and
-//! the table serves on unchanged. Once all are built, the new table takes
-//! the old one's place in one step. An API whose tools are the same keeps
-//! its endpoint, and so its sessions, with the new gateway under it; calls
-//! in flight finish with the gateway they started with. The endpoints left
-//! behind answer their calls in flight, then end their sessions.
+//! the table serves on unchanged. Reloads take one lock, so two never
+//! interleave; once all is built, the new routes, each API's stack with
+//! its gateway, take the old ones' place in one swap. An API whose tools
+//! are the same keeps its endpoint, and so its sessions, and its agents'
+//! limits where they are the same; calls in flight finish with the gateway
+//! they started with. The endpoints left behind answer their calls in
+//! flight, then end their sessions.
 
 use std::collections::HashMap;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use super::api::{self, Built, Summary};
 use super::errors::{ApiError, HostError};
 use super::settings::{ApiSettings, Key, Settings};
-use crate::agents::{self, Authorities, Gate, Resource, SessionOwners};
-use crate::gateway::Limits;
+use super::stack::{self, ApiService};
+use crate::agents::{
+    self, AgentLimits, Authorities, Gate, LimitSettings, Refusals, Resource, SessionOwners,
+    SharedRate,
+};
+use crate::gateway::{Gateway, Limits};
 use crate::mcp::{self, HttpEndpoint, HttpOptions, McpServer};
 use crate::watch::Metrics;
 
@@ -28,8 +34,11 @@ const RETIRE_AFTER_CALLS: Duration = Duration::from_secs(20);
 /// The live table.
 pub struct Table {
     routes: RwLock<Arc<Routes>>,
+    /// Held through a reload, so that reloads never interleave.
+    reloading: Mutex<()>,
     options: HttpOptions,
     limits: Limits,
+    body_timeout: Duration,
     /// The gateway's URL when the configuration gives none: the address it
     /// listens on, when that is one agents can reach it at.
     listen_url: Option<String>,
@@ -53,14 +62,26 @@ pub struct Hosted {
     pub settings: ApiSettings,
     pub summary: Summary,
     /// Who may use it.
-    pub gate: Gate,
+    pub gate: Arc<Gate>,
     pub endpoint: Arc<HttpEndpoint>,
+    /// Its stack of layers in front of the endpoint, with this version's
+    /// gateway.
+    pub service: ApiService,
     /// The agent each of the endpoint's sessions belongs to; kept with it.
-    pub owners: Arc<SessionOwners>,
+    owners: Arc<SessionOwners>,
+    /// Its agents' limits, kept across reloads that do not change them.
+    limits: Option<(Limiting, Arc<AgentLimits>)>,
     /// The SHA-256 of the tools as MCP lists them, and whether read-only
     /// tools are also listed alone: an endpoint is kept across a reload
     /// only for the very same lists.
     tools: ([u8; 32], bool),
+}
+
+/// What an API's agents' limits were made of.
+#[derive(PartialEq)]
+struct Limiting {
+    settings: LimitSettings,
+    store: Option<String>,
 }
 
 /// What a reload changed, for its log line.
@@ -75,6 +96,13 @@ pub struct Changes {
     pub kept: Vec<String>,
 }
 
+/// An API built, with its agents' checks, not yet served.
+struct Ready {
+    built: Built,
+    gate: Arc<Gate>,
+    limiting: Limiting,
+}
+
 impl Table {
     /// The table of `settings` for a gateway listening at `listen_url`, or
     /// the first error met building it.
@@ -82,22 +110,26 @@ impl Table {
         settings: &Settings,
         options: HttpOptions,
         limits: Limits,
+        body_timeout: Duration,
         listen_url: Option<String>,
         metrics: Arc<Metrics>,
     ) -> Result<Table, HostError> {
         let table = Table {
             routes: RwLock::new(Arc::new(Routes::new(0, Vec::new()))),
+            reloading: Mutex::new(()),
             options,
             limits,
+            body_timeout,
             listen_url,
             authorities: Authorities::default(),
             authority_client: agents::authority_client()?,
             metrics,
         };
         let mut apis: Vec<Arc<Hosted>> = Vec::new();
-        for (built, gate) in table.build(settings)? {
-            let hosted = Hosted::new(built, gate, &table.options, &apis);
-            apis.push(Arc::new(hosted));
+        for ready in table.build(settings)? {
+            let tools = (tools_digest(&ready.built, &apis), ready.gate.limits_tools());
+            let endpoint = table.new_endpoint(&ready, &apis);
+            apis.push(Arc::new(table.hosted(ready, endpoint, tools, None, None)?));
         }
         *table.routes.write().unwrap_or_else(PoisonError::into_inner) =
             Arc::new(Routes::new(1, apis));
@@ -105,7 +137,7 @@ impl Table {
     }
 
     /// Every API of `settings` built, with its agents' checks.
-    fn build(&self, settings: &Settings) -> Result<Vec<(Built, Gate)>, ApiError> {
+    fn build(&self, settings: &Settings) -> Result<Vec<Ready>, ApiError> {
         let public_url = settings.public_url.as_ref().or(self.listen_url.as_ref());
         let built = build_all(settings, self.limits, &self.metrics)?;
         built
@@ -131,7 +163,15 @@ impl Table {
                     at: built.settings.written(Key::Agents),
                     source,
                 })?;
-                Ok((built, gate))
+                let limiting = Limiting {
+                    settings: built.settings.limits.clone(),
+                    store: settings.limits_store.clone(),
+                };
+                Ok(Ready {
+                    built,
+                    gate: Arc::new(gate),
+                    limiting,
+                })
             })
             .collect()
     }
@@ -148,43 +188,50 @@ impl Table {
 
     /// Replaces the table with `settings`' APIs, all built before any is
     /// served; on an error nothing changes.
-    pub fn reload(&self, settings: &Settings) -> Result<Changes, ApiError> {
-        let built = self.build(settings)?;
-        self.authorities.refresh_all_soon();
+    pub fn reload(&self, settings: &Settings) -> Result<Changes, HostError> {
+        let _reloading = self
+            .reloading
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let ready = self.build(settings)?;
         let old = self.routes();
         let mut changes = Changes {
             version: old.version + 1,
             ..Changes::default()
         };
-        let mut apis = Vec::with_capacity(built.len());
-        for (built, gate) in built {
-            let path = built.settings.path();
-            let tools = (tools_digest(&built, &apis), gate.limits_tools());
-            let name = built.settings.name.clone().unwrap_or_else(|| path.clone());
-            let kept = old.find(&path).filter(|hosted| hosted.tools == tools);
-            let hosted = match kept {
+        let mut apis: Vec<Arc<Hosted>> = Vec::with_capacity(ready.len());
+        for ready in ready {
+            let path = ready.built.settings.path();
+            let tools = (tools_digest(&ready.built, &apis), ready.gate.limits_tools());
+            let name = ready
+                .built
+                .settings
+                .name
+                .clone()
+                .unwrap_or_else(|| path.clone());
+            let before = old.find(&path);
+            let kept = before.filter(|hosted| hosted.tools == tools);
+            let (endpoint, owners) = match kept {
                 Some(kept) => {
-                    kept.endpoint.server().replace_gateway(built.gateway);
                     changes.kept.push(name);
-                    Hosted {
-                        settings: built.settings,
-                        summary: built.summary,
-                        gate,
-                        endpoint: Arc::clone(&kept.endpoint),
-                        owners: Arc::clone(&kept.owners),
-                        tools,
-                    }
+                    (Arc::clone(&kept.endpoint), Some(Arc::clone(&kept.owners)))
                 }
                 None => {
-                    if old.find(&path).is_some() {
+                    if before.is_some() {
                         changes.replaced.push(name);
                     } else {
                         changes.added.push(name);
                     }
-                    Hosted::new(built, gate, &self.options, &apis)
+                    (self.new_endpoint(&ready, &apis), None)
                 }
             };
-            apis.push(Arc::new(hosted));
+            let limits = before
+                .and_then(|hosted| hosted.limits.as_ref())
+                .filter(|(limiting, _)| *limiting == ready.limiting)
+                .map(|(_, limits)| Arc::clone(limits));
+            apis.push(Arc::new(
+                self.hosted(ready, endpoint, tools, owners, limits)?,
+            ));
         }
         let routes = Arc::new(Routes::new(changes.version, apis));
         for left in old.apis() {
@@ -202,7 +249,86 @@ impl Table {
             }
         }
         *self.routes.write().unwrap_or_else(PoisonError::into_inner) = routes;
+        // Operators expect a reload to read everything again: the issuers'
+        // keys too, fetched in the background.
+        self.authorities.refresh_all_soon();
         Ok(changes)
+    }
+
+    /// An endpoint of its own for `ready`, sharing the tool list of one of
+    /// `siblings` that serves the same tools.
+    fn new_endpoint(&self, ready: &Ready, siblings: &[Arc<Hosted>]) -> Arc<HttpEndpoint> {
+        let limitable = ready.gate.limits_tools();
+        let gateway = Arc::clone(&ready.built.gateway);
+        let shared = siblings.iter().find_map(|sibling| {
+            McpServer::beside(Arc::clone(&gateway), sibling.endpoint.server(), limitable)
+        });
+        let server = match shared {
+            Some(server) => server,
+            None if limitable => McpServer::limitable(gateway),
+            None => McpServer::new(gateway),
+        };
+        Arc::new(HttpEndpoint::new(server, &self.options))
+    }
+
+    /// `ready` served at `endpoint`, its sessions' owners and its agents'
+    /// limits kept from before where given.
+    fn hosted(
+        &self,
+        ready: Ready,
+        endpoint: Arc<HttpEndpoint>,
+        tools: ([u8; 32], bool),
+        owners: Option<Arc<SessionOwners>>,
+        limits: Option<Arc<AgentLimits>>,
+    ) -> Result<Hosted, ApiError> {
+        let Ready {
+            built,
+            gate,
+            limiting,
+        } = ready;
+        let settings = built.settings;
+        let owners = owners.unwrap_or_default();
+        let limits = match limits {
+            Some(kept) => Some(kept),
+            None => {
+                let shared = limiting
+                    .store
+                    .as_deref()
+                    .map(|url| {
+                        SharedRate::new(url, settings.metric_name(), Arc::clone(&self.metrics))
+                    })
+                    .transpose()
+                    .map_err(|source| ApiError::Agents {
+                        at: settings.written(Key::Agents),
+                        source,
+                    })?;
+                AgentLimits::new(&limiting.settings, shared)
+            }
+        };
+        let refusals = Refusals::new(
+            Arc::clone(&self.metrics),
+            settings.metric_name(),
+            settings.name.as_deref(),
+        );
+        let service = stack::api_service(stack::Parts {
+            gate: Arc::clone(&gate),
+            endpoint: Arc::clone(&endpoint),
+            gateway: Arc::clone(&built.gateway),
+            owners: Arc::clone(&owners),
+            limits: limits.clone(),
+            refusals,
+            body_timeout: self.body_timeout,
+        });
+        Ok(Hosted {
+            settings,
+            summary: built.summary,
+            gate,
+            endpoint,
+            service,
+            owners,
+            limits: limits.map(|limits| (limiting, limits)),
+            tools,
+        })
     }
 }
 
@@ -231,32 +357,6 @@ impl Routes {
     }
 }
 
-impl Hosted {
-    /// An API served at an endpoint of its own, sharing the tool list of
-    /// one of `siblings` that serves the same tools.
-    fn new(built: Built, gate: Gate, options: &HttpOptions, siblings: &[Arc<Hosted>]) -> Hosted {
-        let limitable = gate.limits_tools();
-        let tools = (tools_digest(&built, siblings), limitable);
-        let gateway = built.gateway;
-        let shared = siblings.iter().find_map(|sibling| {
-            McpServer::beside(Arc::clone(&gateway), sibling.endpoint.server(), limitable)
-        });
-        let server = match shared {
-            Some(server) => server,
-            None if limitable => McpServer::limitable(gateway),
-            None => McpServer::new(gateway),
-        };
-        Hosted {
-            settings: built.settings,
-            summary: built.summary,
-            gate,
-            endpoint: Arc::new(HttpEndpoint::new(server, options)),
-            owners: Arc::default(),
-            tools,
-        }
-    }
-}
-
 /// The SHA-256 of the tools as MCP lists them: a sibling's when it serves
 /// the same compiled tools, else worked out.
 fn tools_digest(built: &Built, siblings: &[Arc<Hosted>]) -> [u8; 32] {
@@ -266,10 +366,14 @@ fn tools_digest(built: &Built, siblings: &[Arc<Hosted>]) -> [u8; 32] {
             built.gateway.compiled(),
         )
     });
-    if let Some(sibling) = same {
-        return sibling.tools.0;
+    match same {
+        Some(sibling) => sibling.tools.0,
+        None => tools_digest_of(&built.gateway),
     }
-    let json = serde_json::to_vec(&mcp::tools_list_json(built.gateway.tools())).unwrap_or_default();
+}
+
+fn tools_digest_of(gateway: &Gateway) -> [u8; 32] {
+    let json = serde_json::to_vec(&mcp::tools_list_json(gateway.tools())).unwrap_or_default();
     let digest = ring::digest::digest(&ring::digest::SHA256, &json);
     let mut sha256 = [0u8; 32];
     sha256.copy_from_slice(digest.as_ref());

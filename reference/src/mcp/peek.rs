@@ -42,9 +42,50 @@ pub fn tools_called(body: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// How many requests the JSON-RPC message (or batch) in `body` makes:
+/// messages with a method and an id, not notifications nor answers. A
+/// body that is not JSON-RPC makes none: rmcp refuses it on its own.
+pub fn requests_in(body: &[u8]) -> usize {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Posted {
+        One(Message),
+        Batch(Vec<Message>),
+    }
+    #[derive(Deserialize)]
+    struct Message {
+        method: Option<IgnoredAny>,
+        id: Option<IgnoredAny>,
+    }
+    let is_request = |message: &Message| message.method.is_some() && message.id.is_some();
+    match serde_json::from_slice::<Posted>(body) {
+        Ok(Posted::One(message)) => usize::from(is_request(&message)),
+        Ok(Posted::Batch(messages)) => messages.iter().filter(|m| is_request(m)).count(),
+        Err(_) => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::tools_called;
+    use super::{requests_in, tools_called};
+
+    #[test]
+    fn counts_the_requests_not_the_notifications() {
+        assert_eq!(
+            requests_in(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#),
+            1
+        );
+        assert_eq!(
+            requests_in(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            0
+        );
+        let batch = br#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}},
+            {"jsonrpc":"2.0","method":"notifications/cancelled"},
+            {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"b"}}]"#;
+        assert_eq!(requests_in(batch), 2);
+        assert_eq!(requests_in(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), 0);
+        assert_eq!(requests_in(b"not json"), 0);
+    }
 
     #[test]
     fn names_the_tools_a_message_or_a_batch_calls() {

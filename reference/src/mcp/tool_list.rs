@@ -187,6 +187,13 @@ pub enum SplicedBody {
     },
 }
 
+/// A whole body of the gateway's own (a refusal, a 404).
+impl From<Bytes> for SplicedBody {
+    fn from(bytes: Bytes) -> Self {
+        SplicedBody::Whole(VecDeque::from([bytes]))
+    }
+}
+
 impl Body for SplicedBody {
     type Data = Bytes;
     type Error = Infallible;

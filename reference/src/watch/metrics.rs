@@ -23,6 +23,11 @@ pub struct Metrics {
     refused: Family<ReasonLabels, Counter>,
     tokens: Family<OutcomeLabels, Counter>,
     reloads: Family<ReloadLabels, Counter>,
+    limited: Family<ReasonLabels, Counter>,
+    limits_shared: Family<ApiLabels, Gauge>,
+    connections_open: Gauge,
+    connections_accepted: Counter,
+    connections_closed: Family<CloseLabels, Counter>,
     version: Gauge,
     apis: Gauge,
     ready: AtomicBool,
@@ -59,6 +64,11 @@ struct OutcomeLabels {
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct CloseLabels {
+    reason: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ReloadLabels {
     outcome: String,
 }
@@ -85,6 +95,11 @@ impl Metrics {
             refused: Family::default(),
             tokens: Family::default(),
             reloads: Family::default(),
+            limited: Family::default(),
+            limits_shared: Family::default(),
+            connections_open: Gauge::default(),
+            connections_accepted: Counter::default(),
+            connections_closed: Family::default(),
             version: Gauge::default(),
             apis: Gauge::default(),
             ready: AtomicBool::new(false),
@@ -129,6 +144,33 @@ impl Metrics {
             );
             registry.register("reloads", "Configuration reloads", metrics.reloads.clone());
             registry.register(
+                "agents_limited",
+                "Agents' calls refused by their per-agent limits, by reason",
+                metrics.limited.clone(),
+            );
+            registry.register(
+                "agent_limits_shared",
+                "Whether the store that shares the per-agent limits answers (1) or each copy \
+                 limits on its own (0)",
+                metrics.limits_shared.clone(),
+            );
+            registry.register(
+                "connections_open",
+                "HTTP connections open on the MCP listener",
+                metrics.connections_open.clone(),
+            );
+            registry.register(
+                "connections_accepted",
+                "HTTP connections accepted on the MCP listener",
+                metrics.connections_accepted.clone(),
+            );
+            registry.register(
+                "connections_closed",
+                "HTTP connections the gateway closed or refused, by reason (head_timeout, \
+                 idle_timeout, send_timeout, evicted, full, client_full)",
+                metrics.connections_closed.clone(),
+            );
+            registry.register(
                 "config_version",
                 "The configuration's version: 1 at start-up, one more a reload",
                 metrics.version.clone(),
@@ -155,6 +197,44 @@ impl Metrics {
         self.refused
             .get_or_create(&ReasonLabels {
                 api: api.to_owned(),
+                reason: reason.to_owned(),
+            })
+            .inc();
+    }
+
+    /// An agent's call refused by its per-agent limit.
+    pub fn limited(&self, api: &str, reason: &str) {
+        self.limited
+            .get_or_create(&ReasonLabels {
+                api: api.to_owned(),
+                reason: reason.to_owned(),
+            })
+            .inc();
+    }
+
+    /// Whether the per-agent limits' store answers for `api`.
+    pub fn limits_shared(&self, api: &str, reached: bool) {
+        self.limits_shared
+            .get_or_create(&ApiLabels {
+                api: api.to_owned(),
+            })
+            .set(i64::from(reached));
+    }
+
+    /// A connection accepted: counted open until [`Metrics::connection_ended`].
+    pub fn connection_opened(&self) {
+        self.connections_accepted.inc();
+        self.connections_open.inc();
+    }
+
+    pub fn connection_ended(&self) {
+        self.connections_open.dec();
+    }
+
+    /// A connection the gateway closed, or refused at once, and why.
+    pub fn connection_closed(&self, reason: &str) {
+        self.connections_closed
+            .get_or_create(&CloseLabels {
                 reason: reason.to_owned(),
             })
             .inc();

@@ -1,0 +1,115 @@
+//! The reach layer: which tools the admitted agent may call, told to MCP
+//! (the [`ToolsAllowed`] extension that lists and calls go by), and, for an
+//! agent let in for read-only tools only, a call of any other tool refused
+//! with `403 insufficient_scope` before MCP reads it, so that its client
+//! can ask for the scope that lets it (step-up authorization).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use http_body_util::{BodyExt as _, Limited};
+use hyper::StatusCode;
+use tower::{Layer, Service};
+
+use super::stack::{whole, Request, Response};
+use crate::agents::{plain, Admitted, Gate, Reach, Refusal, Refusals};
+use crate::mcp::{self, McpServer, ToolsAllowed};
+
+/// The largest request body read to learn which tools it calls.
+const PEEKED_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// Makes [`ToolReach`] services.
+#[derive(Clone)]
+pub struct ToolReachLayer {
+    gate: Arc<Gate>,
+    server: McpServer,
+    refusals: Refusals,
+}
+
+impl ToolReachLayer {
+    pub fn new(gate: Arc<Gate>, server: McpServer, refusals: Refusals) -> Self {
+        ToolReachLayer {
+            gate,
+            server,
+            refusals,
+        }
+    }
+}
+
+impl<S> Layer<S> for ToolReachLayer {
+    type Service = ToolReach<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        ToolReach {
+            inner,
+            layer: self.clone(),
+        }
+    }
+}
+
+/// A service whose agents call only the tools they may.
+#[derive(Clone)]
+pub struct ToolReach<S> {
+    inner: S,
+    layer: ToolReachLayer,
+}
+
+type Answered = Pin<Box<dyn Future<Output = Result<Response, std::convert::Infallible>> + Send>>;
+
+impl<S> Service<Request> for ToolReach<S>
+where
+    S: Service<Request, Response = Response, Error = std::convert::Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send,
+{
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future = Answered;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        let reach = request
+            .extensions()
+            .get::<Admitted>()
+            .map_or(Reach::All, |admitted| admitted.reach);
+        if reach == Reach::All {
+            request.extensions_mut().insert(ToolsAllowed::All);
+            return Box::pin(self.inner.call(request));
+        }
+        let inner = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, inner);
+        let layer = self.layer.clone();
+        Box::pin(async move {
+            let (mut parts, body) = request.into_parts();
+            let body = match Limited::new(body, PEEKED_BODY_LIMIT).collect().await {
+                Ok(collected) => collected.to_bytes(),
+                Err(_) => {
+                    return Ok(plain(
+                        StatusCode::PAYLOAD_TOO_LARGE,
+                        format!(
+                            "the request's body is over {PEEKED_BODY_LIMIT} bytes, or broke off\n"
+                        ),
+                    ))
+                }
+            };
+            let beyond = mcp::tools_called(&body)
+                .iter()
+                .any(|name| !layer.server.may_call(name, ToolsAllowed::ReadOnly));
+            if beyond {
+                let needed = layer.gate.write_scope().unwrap_or_default().to_owned();
+                let refusal = Refusal::ScopeInsufficient { needed };
+                return Ok(layer.refusals.respond(&layer.gate, &refusal));
+            }
+            parts.extensions.insert(ToolsAllowed::ReadOnly);
+            let body = whole(body);
+            inner.call(Request::from_parts(parts, body)).await
+        })
+    }
+}
