@@ -252,3 +252,126 @@ async fn sessions_in_memory_do_not_survive_round_robin() {
         "the calls failed for another reason than the session: {said}"
     );
 }
+
+/// Redis in the foreground on a port of its own, keeping nothing on disk.
+fn redis_on(port: u16) -> Command {
+    let redis = ["/usr/bin/redis-server", "/usr/sbin/redis-server"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|path| path.is_file())
+        .expect("redis-server is not installed: install Debian's package `redis-server`, as .ci/run does");
+    let mut command = Command::new(redis);
+    command
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+        .stdout(Stdio::null());
+    command
+}
+
+/// How many of `calls` 2026-07-28 calls made one after another at `url`
+/// were answered (200) and refused (429); anything else fails the test.
+async fn count_answers(url: &str, calls: usize) -> (usize, usize) {
+    let client = crate::support::http_client().build().expect("a client");
+    let (mut answered, mut limited) = (0, 0);
+    for n in 0..calls {
+        let message = serde_json::json!({
+            "jsonrpc": "2.0", "id": n, "method": "tools/call",
+            "params": {"name": "showPetById", "arguments": {"petId": format!("p{n}")}, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "shared-limits", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }},
+        });
+        let response = client
+            .post(url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "tools/call")
+            .header("Mcp-Name", "showPetById")
+            .json(&message)
+            .send()
+            .await
+            .expect("nginx answers");
+        match response.status().as_u16() {
+            200 => answered += 1,
+            429 => limited += 1,
+            other => panic!(
+                "call {n}: {other}: {}",
+                response.text().await.unwrap_or_default()
+            ),
+        }
+    }
+    (answered, limited)
+}
+
+/// Three copies behind nginx share one agent's limit through Redis: the
+/// agent over it is refused whichever copy it reaches. With Redis gone,
+/// each copy limits on its own, says so once, and calls go on.
+#[tokio::test(flavor = "multi_thread")]
+async fn copies_share_an_agents_limit_through_redis_and_go_on_without_it() {
+    let upstream = echoing_upstream().await;
+    let mut redis = start_listening(redis_on);
+    let store = format!("redis://127.0.0.1:{}/0", redis.port);
+    let admins = std::sync::Mutex::new(Vec::new());
+    let (processes, base) = copies_behind_nginx("shared-limits", |port| {
+        let admin = crate::support::free_port();
+        admins.lock().expect("admins").push(admin);
+        let mut command = serve_http(&upstream.uri(), port);
+        command
+            .args([
+                "--stateless",
+                "--agent-calls-per-second",
+                "1",
+                "--agent-burst",
+                "3",
+            ])
+            .args(["--agent-limits-redis", &store])
+            .args(["--admin-listen", &format!("127.0.0.1:{admin}")]);
+        command
+    });
+    let url = format!("{base}/mcp");
+    // Behind nginx every call comes from its address: one agent, whose
+    // three-call burst is the same on every copy.
+    let (answered, limited) = count_answers(&url, 12).await;
+    assert!(
+        (3..=4).contains(&answered),
+        "{answered} answered: each copy let its own burst through"
+    );
+    assert_eq!(answered + limited, 12);
+
+    // Redis is gone: each copy limits on its own (a burst of three each),
+    // and nothing else fails.
+    let _ = redis.child.kill();
+    let _ = redis.child.wait();
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    let (answered, limited) = count_answers(&url, 12).await;
+    assert!(
+        (6..=12).contains(&answered) && limited <= 6,
+        "{answered} answered, {limited} limited without the store"
+    );
+    for copy in &processes.0[..COPIES] {
+        crate::support::wait_for_log(copy, "limits store cannot be reached", 1);
+        let log = copy.stderr_so_far();
+        assert_eq!(
+            log.matches("limits store cannot be reached").count(),
+            1,
+            "{log}"
+        );
+    }
+    let client = crate::support::http_client().build().expect("a client");
+    let admins = admins.lock().expect("admins").clone();
+    for admin in admins {
+        let metrics = client
+            .get(format!("http://127.0.0.1:{admin}/metrics"))
+            .send()
+            .await
+            .expect("the admin listener answers")
+            .text()
+            .await
+            .expect("a body");
+        assert!(
+            metrics.contains("hosted_mcp_agent_limits_shared{api=\"default\"} 0"),
+            "{metrics}"
+        );
+    }
+}

@@ -597,3 +597,53 @@ async fn a_reload_under_load_loses_no_call_and_answers_none_from_the_wrong_confi
     let (status, _) = gateway.finish();
     assert!(status.success());
 }
+
+/// `check` builds a config whole without serving, as `nginx -t` does:
+/// status 0 and a line per API, or status 2 and the very error a start
+/// and a reload give.
+#[test]
+fn check_validates_a_config_whole_without_serving() {
+    let folder = scratch("hosting-check");
+    let good = write(
+        &folder,
+        "good.yaml",
+        &format!(
+            "apis:\n{}{}",
+            api("one", "http://127.0.0.1:9", ""),
+            api("two", "http://127.0.0.1:9", "")
+        ),
+    );
+    let check = |config: &Path| {
+        Command::new(GATEWAY)
+            .args(["check", "--config"])
+            .arg(config)
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs")
+    };
+    let output = check(&good);
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("/mcp/one: ") && said.contains("/mcp/two: "),
+        "{said}"
+    );
+    assert!(said.trim_end().ends_with("ok: 2 APIs"), "{said}");
+
+    let broken = write(
+        &folder,
+        "broken.yaml",
+        &format!(
+            "apis:\n{}  - name: broken\n    openapi: missing.yaml\n    base_url: http://127.0.0.1:9\n",
+            api("fine", "http://127.0.0.1:9", "")
+        ),
+    );
+    let output = check(&broken);
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("broken.yaml:6: apis[1].openapi (API `broken`)"),
+        "{said}"
+    );
+    assert!(output.stdout.is_empty(), "nothing said to be ok");
+}

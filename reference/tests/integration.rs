@@ -24,6 +24,7 @@ mod official_suite;
 mod properties;
 mod sdk_clients;
 mod secrets;
+mod server;
 mod sessions;
 mod shutdown;
 mod split;

@@ -75,3 +75,129 @@ where
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use bytes::Bytes;
+    use http_body_util::{BodyExt as _, Full};
+    use hyper::StatusCode;
+    use tower::{Layer as _, Service as _, ServiceExt as _};
+
+    use super::*;
+    use crate::agents::{
+        authority_client, line_for, AgentsSettings, Authorities, KeysSettings, Resource,
+    };
+    use crate::watch::Metrics;
+
+    type Seen = Arc<Mutex<Vec<(Option<Admitted>, bool)>>>;
+
+    /// A plain service that notes the agent it is given and whether an
+    /// `Authorization` header reached it.
+    fn inner(
+        seen: Seen,
+    ) -> impl tower::Service<
+        Request<Full<Bytes>>,
+        Response = Response<Full<Bytes>>,
+        Error = std::convert::Infallible,
+        Future = impl Send,
+    > + Clone {
+        tower::service_fn(move |request: Request<Full<Bytes>>| {
+            let seen = Arc::clone(&seen);
+            async move {
+                let admitted = request.extensions().get::<Admitted>().cloned();
+                let authorization = request.headers().contains_key("authorization");
+                seen.lock().expect("noted").push((admitted, authorization));
+                Ok(Response::new(Full::new(Bytes::from_static(b"served"))))
+            }
+        })
+    }
+
+    fn gate(keys: bool) -> Arc<Gate> {
+        static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let settings = if keys {
+            // A file of each test's own: tests run at once.
+            let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let file =
+                std::env::temp_dir().join(format!("admission-{}-{n}.keys", std::process::id()));
+            std::fs::write(&file, line_for("key-of-ada-1d2e", "ada")).expect("written");
+            AgentsSettings {
+                keys: Some(KeysSettings { file, header: None }),
+                oauth: None,
+            }
+        } else {
+            AgentsSettings::default()
+        };
+        let resource = Resource::at("http://localhost", "/mcp");
+        let client = authority_client().expect("a client");
+        Arc::new(
+            Gate::build(&settings, resource, &Authorities::default(), &client).expect("a gate"),
+        )
+    }
+
+    async fn admit(gate: Arc<Gate>, authorization: Option<&str>) -> (StatusCode, Seen, String) {
+        let seen = Seen::default();
+        let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
+        let mut service =
+            Admission::<Full<Bytes>>::layer(gate, refusals).layer(inner(Arc::clone(&seen)));
+        let mut request = Request::new(Full::new(Bytes::new()));
+        if let Some(value) = authorization {
+            request
+                .headers_mut()
+                .insert("authorization", value.parse().expect("a header"));
+        }
+        let response = service
+            .ready()
+            .await
+            .expect("ready")
+            .call(request)
+            .await
+            .expect("answered");
+        let status = response.status();
+        let challenge = response
+            .headers()
+            .get("www-authenticate")
+            .map(|v| v.to_str().expect("ASCII").to_owned())
+            .unwrap_or_default();
+        let _ = response.into_body().collect().await;
+        (status, seen, challenge)
+    }
+
+    #[tokio::test]
+    async fn a_known_key_lets_its_agent_in_without_its_credential() {
+        let (status, seen, _) = admit(gate(true), Some("Bearer key-of-ada-1d2e")).await;
+        assert_eq!(status, StatusCode::OK);
+        let seen = seen.lock().expect("seen");
+        let (admitted, authorization) = &seen[0];
+        assert_eq!(admitted.as_ref().map(|a| a.agent.as_str()), Some("ada"));
+        assert_eq!(
+            admitted.as_ref().map(|a| a.account.as_str()),
+            Some("key ada")
+        );
+        assert!(!authorization, "the credential went past the gate");
+    }
+
+    #[tokio::test]
+    async fn no_key_or_a_wrong_one_is_refused_before_the_service() {
+        for shown in [None, Some("Bearer key-of-eve-0000"), Some("Basic YWRhOg==")] {
+            let (status, seen, challenge) = admit(gate(true), shown).await;
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{shown:?}");
+            assert!(challenge.starts_with("Bearer "), "{challenge}");
+            assert!(
+                seen.lock().expect("seen").is_empty(),
+                "{shown:?} reached it"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn an_open_gate_lets_anyone_in_and_still_takes_the_header_out() {
+        let (status, seen, _) = admit(gate(false), Some("Bearer whatever")).await;
+        assert_eq!(status, StatusCode::OK);
+        let seen = seen.lock().expect("seen");
+        let (admitted, authorization) = &seen[0];
+        assert!(admitted.as_ref().is_some_and(|a| !a.told_apart()));
+        assert!(!authorization);
+    }
+}

@@ -180,3 +180,101 @@ impl Answered {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use http_body_util::Full;
+    use tower::{Service as _, ServiceExt as _};
+
+    use super::*;
+    use crate::agents::{Admitted, Reach};
+    use crate::watch::Metrics;
+
+    /// A plain service standing for MCP: a request without a session opens
+    /// `s1`; a DELETE closes it.
+    fn endpoint(
+        calls: Arc<AtomicUsize>,
+    ) -> impl Service<
+        Request<Full<Bytes>>,
+        Response = Response<Full<Bytes>>,
+        Error = std::convert::Infallible,
+        Future = impl Send,
+    > + Clone {
+        tower::service_fn(move |request: Request<Full<Bytes>>| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            let opens = !request.headers().contains_key(SESSION_ID);
+            async move {
+                let mut response = Response::new(Full::new(Bytes::new()));
+                if opens {
+                    response
+                        .headers_mut()
+                        .insert(SESSION_ID, "s1".parse().expect("a header"));
+                }
+                Ok(response)
+            }
+        })
+    }
+
+    fn agent(principal: &str) -> Admitted {
+        Admitted {
+            agent: principal.to_owned(),
+            principal: principal.to_owned(),
+            account: principal.to_owned(),
+            reach: Reach::All,
+        }
+    }
+
+    fn request(method: Method, session: Option<&str>, admitted: Admitted) -> Request<Full<Bytes>> {
+        let mut request = Request::new(Full::new(Bytes::new()));
+        *request.method_mut() = method;
+        if let Some(id) = session {
+            request
+                .headers_mut()
+                .insert(SESSION_ID, id.parse().expect("a header"));
+        }
+        request.extensions_mut().insert(admitted);
+        request
+    }
+
+    #[tokio::test]
+    async fn a_session_is_its_openers_alone_until_it_closes_it() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let owners = Arc::new(SessionOwners::default());
+        let alive: AliveSessions =
+            Arc::new(|| Box::pin(async { HashSet::from(["s1".to_owned()]) }));
+        let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
+        let layer = SessionOwnershipLayer::new(Arc::clone(&owners), alive, refusals);
+        let service = layer.layer(endpoint(Arc::clone(&calls)));
+        let send = |request| {
+            let mut service = service.clone();
+            async move {
+                service
+                    .ready()
+                    .await
+                    .expect("ready")
+                    .call(request)
+                    .await
+                    .expect("answered")
+            }
+        };
+        let opened = send(request(Method::POST, None, agent("key:ada"))).await;
+        assert_eq!(opened.headers()[SESSION_ID], "s1");
+        let own = send(request(Method::POST, Some("s1"), agent("key:ada"))).await;
+        assert_eq!(own.status(), StatusCode::OK);
+        let other = send(request(Method::POST, Some("s1"), agent("key:eve"))).await;
+        assert_eq!(other.status(), StatusCode::NOT_FOUND);
+        assert_eq!(
+            calls.load(Ordering::Relaxed),
+            2,
+            "the other agent reached it"
+        );
+        // Closed by its agent, it is forgotten.
+        send(request(Method::DELETE, Some("s1"), agent("key:ada"))).await;
+        assert!(owners.may_use("s1", "key:eve"));
+        // Where anyone comes in, agents are not told apart.
+        let anyone = send(request(Method::POST, Some("s2"), Admitted::anyone())).await;
+        assert_eq!(anyone.status(), StatusCode::OK);
+    }
+}

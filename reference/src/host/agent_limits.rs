@@ -149,3 +149,96 @@ fn over_the_limit(refusals: &Refusals, limited: Limited) -> Response {
         .insert(RETRY_AFTER, HeaderValue::from(seconds));
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use bytes::Bytes;
+    use tower::ServiceExt as _;
+
+    use super::*;
+    use crate::agents::{LimitSettings, Reach};
+    use crate::host::stack::{whole, ApiService};
+    use crate::watch::Metrics;
+
+    /// A plain service that takes a second to answer.
+    fn slow() -> ApiService {
+        ApiService::new(tower::service_fn(|_: Request| async {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            Ok::<_, std::convert::Infallible>(plain(StatusCode::OK, "answered".to_owned()))
+        }))
+    }
+
+    fn post(account: &str, body: &'static str) -> Request {
+        let mut request = Request::new(whole(Bytes::from_static(body.as_bytes())));
+        *request.method_mut() = Method::POST;
+        request.extensions_mut().insert(Admitted {
+            agent: account.to_owned(),
+            principal: account.to_owned(),
+            account: account.to_owned(),
+            reach: Reach::All,
+        });
+        request
+    }
+
+    const CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}"#;
+    const NOTICE: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+    #[tokio::test(start_paused = true)]
+    async fn an_agent_over_its_calls_in_flight_gets_429_and_others_go_on() {
+        let limits = AgentLimits::new(
+            &LimitSettings {
+                calls_in_flight: Some(1),
+                ..LimitSettings::default()
+            },
+            None,
+        );
+        let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
+        let service = AgentLimitsLayer::new(limits, refusals).layer(slow());
+        let first = tokio::spawn(service.clone().oneshot(post("key ada", CALL)));
+        tokio::task::yield_now().await;
+        let second = service
+            .clone()
+            .oneshot(post("key ada", CALL))
+            .await
+            .expect("answered");
+        assert_eq!(second.status(), StatusCode::TOO_MANY_REQUESTS);
+        assert_eq!(second.headers()[RETRY_AFTER], "1");
+        // Another agent, a notification and a stream are not held back.
+        let other = service
+            .clone()
+            .oneshot(post("key bob", CALL))
+            .await
+            .expect("answered");
+        assert_eq!(other.status(), StatusCode::OK);
+        let notice = service
+            .clone()
+            .oneshot(post("key ada", NOTICE))
+            .await
+            .expect("answered");
+        assert_eq!(notice.status(), StatusCode::OK);
+        let mut stream = Request::new(whole(Bytes::new()));
+        stream.extensions_mut().insert(Admitted::anyone());
+        let stream = service.clone().oneshot(stream).await.expect("answered");
+        assert_eq!(stream.status(), StatusCode::OK);
+        let first = first.await.expect("joined").expect("answered");
+        assert_eq!(first.status(), StatusCode::OK);
+        // Its call ended: the agent may call again.
+        let again = service
+            .oneshot(post("key ada", CALL))
+            .await
+            .expect("answered");
+        assert_eq!(again.status(), StatusCode::OK);
+    }
+
+    #[tokio::test]
+    async fn with_no_limits_every_request_passes_untouched() {
+        let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
+        let service = AgentLimitsLayer::new(None, refusals).layer(slow());
+        let calls = (0..5).map(|_| service.clone().oneshot(post("key ada", CALL)));
+        for answered in futures::future::join_all(calls).await {
+            assert_eq!(answered.expect("answered").status(), StatusCode::OK);
+        }
+    }
+}

@@ -113,3 +113,104 @@ where
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use bytes::Bytes;
+    use tower::ServiceExt as _;
+
+    use super::*;
+    use crate::agents::{authority_client, AgentsSettings, Authorities, Resource};
+    use crate::gateway::{Gateway, UpstreamConfig};
+    use crate::host::stack::{whole, ApiService};
+    use crate::watch::Metrics;
+
+    /// A plain service that answers with the tools the agent may call.
+    fn endpoint() -> ApiService {
+        ApiService::new(tower::service_fn(|request: Request| async move {
+            let allowed = request.extensions().get::<ToolsAllowed>().copied();
+            Ok::<_, std::convert::Infallible>(plain(StatusCode::OK, format!("{allowed:?}")))
+        }))
+    }
+
+    fn server() -> McpServer {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/petstore.yaml");
+        let document = crate::load::load_path(&path).expect("the fixture loads");
+        let catalogue = crate::convert::convert(&document).expect("it converts");
+        let upstream = UpstreamConfig {
+            base_url: "http://127.0.0.1:9".to_owned(),
+            credential: None,
+            placement: None,
+            trusted_ca_pem: None,
+            also_masked: Vec::new(),
+            exchange: None,
+        };
+        McpServer::limitable(Arc::new(
+            Gateway::new(catalogue, upstream).expect("a gateway"),
+        ))
+    }
+
+    fn call(tool: &str, reach: Reach) -> Request {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{tool}"}}}}"#
+        );
+        let mut request = Request::new(whole(Bytes::from(body)));
+        let mut admitted = Admitted::anyone();
+        admitted.reach = reach;
+        request.extensions_mut().insert(admitted);
+        request
+    }
+
+    async fn text(response: Response) -> (StatusCode, String) {
+        let status = response.status();
+        let body = response.into_body().collect().await.expect("a body");
+        (
+            status,
+            String::from_utf8_lossy(&body.to_bytes()).into_owned(),
+        )
+    }
+
+    #[tokio::test]
+    async fn a_read_only_agent_calls_read_only_tools_alone() {
+        let resource = Resource::at("http://localhost", "/mcp");
+        let client = authority_client().expect("a client");
+        let gate = Gate::build(
+            &AgentsSettings::default(),
+            resource,
+            &Authorities::default(),
+            &client,
+        )
+        .expect("a gate");
+        let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
+        let service = ToolReachLayer::new(Arc::new(gate), server(), refusals).layer(endpoint());
+        let (status, said) = text(
+            service
+                .clone()
+                .oneshot(call("listPets", Reach::ReadOnly))
+                .await
+                .expect("answered"),
+        )
+        .await;
+        assert_eq!((status, said.as_str()), (StatusCode::OK, "Some(ReadOnly)"));
+        let (status, said) = text(
+            service
+                .clone()
+                .oneshot(call("createPet", Reach::ReadOnly))
+                .await
+                .expect("answered"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{said}");
+        assert!(said.starts_with("[AGENT_SCOPE_INSUFFICIENT]"), "{said}");
+        let (status, said) = text(
+            service
+                .oneshot(call("createPet", Reach::All))
+                .await
+                .expect("answered"),
+        )
+        .await;
+        assert_eq!((status, said.as_str()), (StatusCode::OK, "Some(All)"));
+    }
+}
