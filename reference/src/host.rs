@@ -21,6 +21,7 @@ mod deadline;
 mod errors;
 mod front;
 mod listener;
+mod message;
 mod reach;
 mod server;
 mod settings;

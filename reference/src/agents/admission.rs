@@ -16,8 +16,9 @@ use bytes::Bytes;
 use hyper::{Request, Response};
 use tower_http::auth::{AsyncAuthorizeRequest, AsyncRequireAuthorizationLayer};
 
+use super::admitted::Admitted;
+use super::gate::Gate;
 use super::refusals::Refusals;
-use super::{Admitted, Gate};
 
 /// The gate of one API, as a request authorizer.
 pub struct Admission<ResBody> {
@@ -86,9 +87,10 @@ mod tests {
     use tower::{Layer as _, Service as _, ServiceExt as _};
 
     use super::*;
-    use crate::agents::{
-        authority_client, line_for, AgentsSettings, Authorities, KeysSettings, Resource,
-    };
+    use crate::agents::admitted::{AgentsSettings, KeysSettings};
+    use crate::agents::authority::Authorities;
+    use crate::agents::gate::{authority_client, Resource};
+    use crate::agents::keys::line_for;
     use crate::watch::Metrics;
 
     type Seen = Arc<Mutex<Vec<(Option<Admitted>, bool)>>>;

@@ -142,14 +142,17 @@ impl AgentLimits {
     pub async fn take(self: &Arc<Self>, agent: &str, calls: usize) -> Result<InFlight, Limited> {
         let guard = self.enter(agent, calls)?;
         if let Some(rate) = self.rate {
-            let verdict = match &self.shared {
-                Some(shared) => match shared.take(agent, rate, calls).await {
-                    Some(verdict) => verdict,
-                    None => self.take_locally(agent, rate, calls),
-                },
-                None => self.take_locally(agent, rate, calls),
+            let shared = match &self.shared {
+                Some(shared) => shared.take(agent, rate.per_second, rate.burst, calls).await,
+                None => None,
             };
-            verdict?;
+            match shared {
+                Some(verdict) => verdict.map_err(|retry_after| Limited {
+                    reason: LimitReason::Rate,
+                    retry_after,
+                })?,
+                None => self.take_locally(agent, rate, calls)?,
+            }
         }
         Ok(guard)
     }

@@ -18,9 +18,9 @@ use bytes::Bytes;
 use hyper::{Method, Request, Response, StatusCode};
 use tower::{Layer, Service};
 
+use super::admitted::Admitted;
 use super::refusals::{plain, Refusals};
 use super::sessions::{Bookkeeping, SessionOwners};
-use super::Admitted;
 
 /// The header MCP's Streamable HTTP carries a session's ID in.
 const SESSION_ID: &str = "mcp-session-id";
@@ -189,7 +189,7 @@ mod tests {
     use tower::{Service as _, ServiceExt as _};
 
     use super::*;
-    use crate::agents::{Admitted, Reach};
+    use crate::agents::admitted::Reach;
     use crate::watch::Metrics;
 
     /// A plain service standing for MCP: a request without a session opens

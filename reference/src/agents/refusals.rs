@@ -9,7 +9,7 @@ use hyper::header::{HeaderValue, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
 use hyper::{Response, StatusCode};
 
 use super::admitted::Refusal;
-use super::Gate;
+use super::gate::Gate;
 use crate::watch::Metrics;
 
 /// Where one API's refusals are told and counted.

@@ -16,7 +16,6 @@ use redis::aio::MultiplexedConnection;
 use tokio::time::Instant;
 
 use super::errors::GateError;
-use super::limits::{LimitReason, Limited, Rate};
 use crate::watch::Metrics;
 
 /// How long a call waits for the store before limiting on its own.
@@ -82,15 +81,22 @@ impl SharedRate {
         })
     }
 
-    /// The store's verdict on `calls` calls of `agent` at `rate`, or
-    /// `None` when it cannot be had in time (the caller limits alone).
-    pub async fn take(&self, agent: &str, rate: Rate, calls: usize) -> Option<Result<(), Limited>> {
+    /// The store's verdict on `calls` calls of `agent` at `per_second`
+    /// with `burst`: let through, or how long until they would be; `None`
+    /// when it cannot be had in time (the caller limits alone).
+    pub async fn take(
+        &self,
+        agent: &str,
+        per_second: f64,
+        burst: f64,
+        calls: usize,
+    ) -> Option<Result<(), Duration>> {
         let store = &self.inner;
         if store.waiting() {
             return None;
         }
-        let interval = (1_000_000.0 / rate.per_second).round() as u64;
-        let tolerance = (rate.burst * 1_000_000.0 / rate.per_second).round() as u64;
+        let interval = (1_000_000.0 / per_second).round() as u64;
+        let tolerance = (burst * 1_000_000.0 / per_second).round() as u64;
         let asked = tokio::time::timeout(STORE_DEADLINE, async {
             let mut connection = store.connection().await?;
             let key = format!("{}{agent}", store.prefix);
@@ -109,10 +115,7 @@ impl SharedRate {
                 store.reached_now();
                 Some(match wait {
                     0 => Ok(()),
-                    micros => Err(Limited {
-                        reason: LimitReason::Rate,
-                        retry_after: Duration::from_micros(micros),
-                    }),
+                    micros => Err(Duration::from_micros(micros)),
                 })
             }
             Ok(Err(error)) => {

@@ -15,7 +15,7 @@ use hyper::header::{HeaderValue, RETRY_AFTER};
 use hyper::{Method, StatusCode};
 use tower::{Layer, Service};
 
-use super::stack::{whole, Request, Response};
+use super::message::{whole, Request, Response};
 use crate::agents::{plain, Admitted, AgentLimits, Limited, Refusals};
 use crate::errors::AgentMessage;
 use crate::mcp;
@@ -159,7 +159,7 @@ mod tests {
 
     use super::*;
     use crate::agents::{LimitSettings, Reach};
-    use crate::host::stack::{whole, ApiService};
+    use crate::host::message::{whole, ApiService};
     use crate::watch::Metrics;
 
     /// A plain service that takes a second to answer.

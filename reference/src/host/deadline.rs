@@ -20,7 +20,7 @@ use hyper::header::{HeaderValue, CONNECTION};
 use hyper::StatusCode;
 use tower::{Layer, Service};
 
-use super::stack::{Body, BodyError, Request, Response};
+use super::message::{Body, BodyError, Request, Response};
 use crate::agents::plain;
 use crate::errors::AgentMessage;
 
@@ -147,7 +147,7 @@ impl HttpBody for DeadlineBody {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::stack::{whole, ApiService};
+    use crate::host::message::{whole, ApiService};
     use http_body_util::StreamBody;
 
     /// A plain service that reads the whole body, as the endpoint does.

@@ -12,7 +12,7 @@ use hyper::StatusCode;
 use tower::ServiceExt as _;
 
 use super::agent_limits::ClientAddress;
-use super::stack::{BodyError, Response};
+use super::message::{BodyError, Response};
 use super::table::{Routes, Table};
 use crate::agents::{plain, METADATA_PREFIX};
 

@@ -13,7 +13,7 @@ use http_body_util::{BodyExt as _, Limited};
 use hyper::StatusCode;
 use tower::{Layer, Service};
 
-use super::stack::{whole, Request, Response};
+use super::message::{whole, Request, Response};
 use crate::agents::{plain, Admitted, Gate, Reach, Refusal, Refusals};
 use crate::mcp::{self, McpServer, ToolsAllowed};
 
@@ -124,7 +124,7 @@ mod tests {
     use super::*;
     use crate::agents::{authority_client, AgentsSettings, Authorities, Resource};
     use crate::gateway::{Gateway, UpstreamConfig};
-    use crate::host::stack::{whole, ApiService};
+    use crate::host::message::{whole, ApiService};
     use crate::watch::Metrics;
 
     /// A plain service that answers with the tools the agent may call.

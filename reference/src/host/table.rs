@@ -17,8 +17,9 @@ use std::time::Duration;
 
 use super::api::{self, Built, Summary};
 use super::errors::{ApiError, HostError};
+use super::message::ApiService;
 use super::settings::{ApiSettings, Key, Settings};
-use super::stack::{self, ApiService};
+use super::stack;
 use crate::agents::{
     self, AgentLimits, Authorities, Gate, LimitSettings, Refusals, Resource, SessionOwners,
     SharedRate,
