@@ -61,6 +61,8 @@ from launch import code_version  # noqa: E402 - the same definition as the launc
 PRELOAD = (
     "hosted_mcp_example.__main__",
     "hosted_mcp_example.server",
+    "hosted_mcp_example.authorization",
+    "jwt",
     "anyio",
     "anyio._backends._asyncio",
     "anyio.streams.memory",

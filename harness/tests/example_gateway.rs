@@ -4,7 +4,10 @@
 //! variants (`EXAMPLE_GATEWAY_BREAK=<rule ID>`) fails exactly the rule it
 //! breaks, and nothing else changes in that rule's section. Shaped as a
 //! hosted gateway that checks its clients, its variants of that shape
-//! (`--list-breaks --hosted`) are judged the same way with `--client-auth`.
+//! (`--list-breaks --hosted`) are judged the same way with `--client-auth`;
+//! as one that checks access tokens of the harness's authorization server
+//! (MCP authorization), those of that shape (`--list-breaks --oauth`) with
+//! `--client-auth oauth`.
 //!
 //! The gateway and its dependencies are installed by this test into a
 //! virtual environment under the target directory, once per version of its
@@ -47,7 +50,14 @@ enum Launch<'a> {
     /// [`HOSTED_ENDPOINT`], for clients that show the run's client
     /// credential as a bearer token only.
     Hosted(&'a ForkServer),
+    /// Through the fork server, at [`HOSTED_ENDPOINT`], for clients that
+    /// show an access token of the harness's authorization server
+    /// (`--client-auth oauth`) with the scope [`OAUTH_SCOPE`].
+    OAuth(&'a ForkServer),
 }
+
+/// The scope the [`Launch::OAuth`] gateway asks of every token.
+const OAUTH_SCOPE: &str = "mcp";
 
 /// Where the [`Launch::Hosted`] gateway serves MCP.
 const HOSTED_ENDPOINT: &str = "/api/mcp";
@@ -56,7 +66,7 @@ impl Launch<'_> {
     fn fork_server(&self) -> Option<&ForkServer> {
         match self {
             Launch::Plain => None,
-            Launch::Fork(server) | Launch::Hosted(server) => Some(server),
+            Launch::Fork(server) | Launch::Hosted(server) | Launch::OAuth(server) => Some(server),
         }
     }
 }
@@ -69,7 +79,7 @@ fn template(launch: Launch, transport: &str) -> String {
             gateway_dir().display(),
             python().display()
         ),
-        Launch::Fork(_) | Launch::Hosted(_) => format!(
+        Launch::Fork(_) | Launch::Hosted(_) | Launch::OAuth(_) => format!(
             "'{}' -S '{}'",
             python().display(),
             gateway_dir().join("launch.py").display()
@@ -78,6 +88,10 @@ fn template(launch: Launch, transport: &str) -> String {
     let start = match launch {
         Launch::Hosted(_) => format!(
             "{start} --path {HOSTED_ENDPOINT} --client-token-env HOSTED_MCP_CLIENT_CREDENTIAL"
+        ),
+        Launch::OAuth(_) => format!(
+            "{start} --path {HOSTED_ENDPOINT} --oauth-issuer {{issuer}} --resource {{resource}} \
+             --oauth-scope {OAUTH_SCOPE}"
         ),
         _ => start,
     };
@@ -141,12 +155,17 @@ fn variants(transport: &str) -> BTreeMap<String, Variant> {
 /// The broken variants of the gateway shaped as a hosted one, which checks
 /// its clients ([`Launch::Hosted`]): key -> variant.
 fn hosted_variants() -> BTreeMap<String, Variant> {
+    shaped_variants("--hosted")
+}
+
+/// The broken variants listed with `flag` (`--hosted`, `--oauth`).
+fn shaped_variants(flag: &str) -> BTreeMap<String, Variant> {
     let output = checked(
         Command::new(python())
             .env("PYTHONPATH", gateway_dir())
-            .args(["-m", "hosted_mcp_example", "--list-breaks", "--hosted"]),
+            .args(["-m", "hosted_mcp_example", "--list-breaks", flag]),
     );
-    serde_json::from_slice(&output.stdout).expect("--list-breaks --hosted prints a JSON object")
+    serde_json::from_slice(&output.stdout).expect("--list-breaks prints a JSON object")
 }
 
 /// The rule a variant key breaks: `TC-SCHEMA-004+maximum` -> `TC-SCHEMA-004`.
@@ -170,6 +189,7 @@ fn section_of(rule: &str) -> &'static str {
         "SEND" => "delivery",
         "ANS" => "answer",
         "MASK" => "masking",
+        "AUTH" => "authorization",
         other => panic!("no section for rule prefix {other:?}"),
     }
 }
@@ -248,7 +268,7 @@ fn run_harness_with(
     let _turn = Turn::take(module_path!());
     let _slots = Slots::take(match launch {
         Launch::Plain => RUN_SLOTS,
-        Launch::Fork(_) | Launch::Hosted(_) => 1,
+        Launch::Fork(_) | Launch::Hosted(_) | Launch::OAuth(_) => 1,
     });
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("example-gateway-reports");
     std::fs::create_dir_all(&dir).expect("create the report directory");
@@ -596,12 +616,6 @@ fn each_variant_of_a_gateway_that_checks_its_clients_fails_its_rule_only() {
             assert_passes(&name, &run);
             run
         });
-        assert_eq!(
-            status_of(&baseline.report, &rule),
-            Some("passed"),
-            "the unbroken gateway should pass {rule}:\n{}",
-            failure_lines(&baseline.report, &BTreeSet::from([rule.clone()]))
-        );
         let run = run_harness_with(
             &format!("hosted-break-{key}"),
             Launch::Hosted(&fork),
@@ -610,52 +624,136 @@ fn each_variant_of_a_gateway_that_checks_its_clients_fails_its_rule_only() {
             Some(&key),
             &hosted,
         );
-        let required = level_of(&run.report, &rule) == Some("required");
-        let own = BTreeSet::from([rule.clone()]);
-        let mut expected_misses = recommended_misses(&baseline.report);
-        let expected_failures = if required {
-            own.clone()
-        } else {
-            expected_misses.insert(rule.clone());
-            BTreeSet::new()
-        };
-        let failed = required_failures(&run.report);
-        let misses = recommended_misses(&run.report);
-        let own_status = status_of(&run.report, &rule);
-        let others: Vec<String> = variant
-            .also
-            .iter()
-            .filter(|(id, status)| status_of(&run.report, id) != Some(status.as_str()))
-            .map(|(id, status)| format!("{id} should be {status}"))
-            .collect();
-        let kept = failed == expected_failures
-            && misses == expected_misses
-            && own_status == Some(if required { "failed" } else { "not_met" })
-            && run.success != required
-            && others.is_empty();
-        if !kept {
-            let shown: BTreeSet<String> = failed
-                .union(&misses)
-                .cloned()
-                .chain(variant.also.keys().cloned())
-                .chain([rule.clone()])
-                .collect();
-            wrong.push(format!(
-                "variant {key} ({}), {section}.feature: its rule {rule} is {own_status:?}; \
-                 required failures {failed:?} (expected {expected_failures:?}); recommended \
-                 not met {misses:?} (expected {expected_misses:?}); other rules: {others:?}; \
-                 exit status success: {}\n{}",
-                variant.what,
-                run.success,
-                failure_lines(&run.report, &shown)
-            ));
-        }
+        wrong.extend(judge_shaped_variant(&key, &variant, baseline, &run));
         assert!(
             !run.report.to_string().contains("AGENT-CLIENT-"),
             "{key}: a report shows the client credential"
         );
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The gateway shaped as one that checks access tokens ([`Launch::OAuth`],
+/// `--client-auth oauth`) passes every rule of MCP authorization, and each
+/// of its variants of that shape (`--list-breaks --oauth`) fails exactly
+/// its rule, as [`judge_shaped_variant`] says; a few runs at once, since
+/// the key-change scenarios spend their time waiting. No report shows a
+/// token of the harness's authorization server.
+#[test]
+fn each_variant_of_a_gateway_that_checks_tokens_fails_its_rule_only() {
+    let fork = ForkServer::new("oauth-variants");
+    let oauth = ["--endpoint", HOSTED_ENDPOINT, "--client-auth", "oauth"];
+    let section = features("authorization");
+    let baseline = run_harness_with(
+        "oauth-authorization",
+        Launch::OAuth(&fork),
+        "http",
+        &section,
+        None,
+        &oauth,
+    );
+    assert_passes("oauth-authorization", &baseline);
+    let not_passed: Vec<String> = baseline.report["rules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|rule| rule["status"] != "passed")
+        .map(|rule| rule["id"].to_string())
+        .collect();
+    assert!(
+        not_passed.is_empty(),
+        "the unbroken gateway should pass every rule of MCP authorization: {not_passed:?}\n{}",
+        baseline.stdout
+    );
+    let queue = Mutex::new(shaped_variants("--oauth").into_iter().collect::<Vec<_>>());
+    let wrong = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..RUN_SLOTS {
+            scope.spawn(|| loop {
+                let Some((key, variant)) = queue.lock().unwrap_or_else(|p| p.into_inner()).pop()
+                else {
+                    break;
+                };
+                let run = run_harness_with(
+                    &format!("oauth-break-{key}"),
+                    Launch::OAuth(&fork),
+                    "http",
+                    &section,
+                    Some(&key),
+                    &oauth,
+                );
+                let mut found = judge_shaped_variant(&key, &variant, &baseline, &run);
+                if run.report.to_string().contains("eyJhbGci") {
+                    found.push(format!("{key}: a report shows a token"));
+                }
+                wrong
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .extend(found);
+            });
+        }
+    });
+    let wrong = wrong.into_inner().unwrap_or_else(|p| p.into_inner());
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Whether the run of variant `key` of a shaped gateway (hosted, or
+/// checking tokens) judged it as breaking its rule only, against the
+/// unbroken gateway's `baseline` run on the same section: its rule failed
+/// (a recommended one not met), every other rule fares as in the baseline,
+/// and the rules its `also` names have the status given there. What was
+/// wrong, if anything.
+fn judge_shaped_variant(key: &str, variant: &Variant, baseline: &Run, run: &Run) -> Vec<String> {
+    let rule = rule_of(key).to_owned();
+    let mut wrong = Vec::new();
+    if status_of(&baseline.report, &rule) != Some("passed") {
+        wrong.push(format!(
+            "the unbroken gateway should pass {rule}:\n{}",
+            failure_lines(&baseline.report, &BTreeSet::from([rule.clone()]))
+        ));
+    }
+    let required = level_of(&run.report, &rule) == Some("required");
+    let own = BTreeSet::from([rule.clone()]);
+    let mut expected_misses = recommended_misses(&baseline.report);
+    let expected_failures = if required {
+        own.clone()
+    } else {
+        expected_misses.insert(rule.clone());
+        BTreeSet::new()
+    };
+    let failed = required_failures(&run.report);
+    let misses = recommended_misses(&run.report);
+    let own_status = status_of(&run.report, &rule);
+    let others: Vec<String> = variant
+        .also
+        .iter()
+        .filter(|(id, status)| status_of(&run.report, id) != Some(status.as_str()))
+        .map(|(id, status)| format!("{id} should be {status}"))
+        .collect();
+    let kept = failed == expected_failures
+        && misses == expected_misses
+        && own_status == Some(if required { "failed" } else { "not_met" })
+        && run.success != required
+        && others.is_empty();
+    if !kept {
+        let shown: BTreeSet<String> = failed
+            .union(&misses)
+            .cloned()
+            .chain(variant.also.keys().cloned())
+            .chain([rule.clone()])
+            .collect();
+        wrong.push(format!(
+            "variant {key} ({}), {}.feature: its rule {rule} is {own_status:?}; \
+             required failures {failed:?} (expected {expected_failures:?}); recommended \
+             not met {misses:?} (expected {expected_misses:?}); other rules: {others:?}; \
+             exit status success: {}\n{}",
+            variant.what,
+            section_of(&rule),
+            run.success,
+            failure_lines(&run.report, &shown)
+        ));
+    }
+    wrong
 }
 
 /// Each scenario's outcome in a report, by place and transport.

@@ -1,8 +1,9 @@
 """`python -m hosted_mcp_example`: serve an OpenAPI document as MCP tools.
 
     python -m hosted_mcp_example --openapi DOC --base-url URL --port PORT [--host 127.0.0.1] [--path /mcp] [--client-token-env VAR]
+    python -m hosted_mcp_example --openapi DOC --base-url URL --port PORT --oauth-issuer URL --resource URL [--oauth-scope SCOPE]
     python -m hosted_mcp_example --openapi DOC --base-url URL --stdio
-    python -m hosted_mcp_example --list-breaks [--stdio | --hosted]
+    python -m hosted_mcp_example --list-breaks [--stdio | --hosted | --oauth]
 
 The credential comes from HOSTED_MCP_CREDENTIAL, never the command line. A
 document that cannot be used ends the process at once with status 2 and one
@@ -33,21 +34,33 @@ def main(argv: list[str] | None = None) -> int:
         help="over HTTP, let in only clients that show the value of this variable as a bearer token",
     )
     parser.add_argument(
+        "--oauth-issuer",
+        metavar="URL",
+        help="over HTTP, let in only clients that show an access token of this authorization server "
+        "(MCP authorization); needs --resource",
+    )
+    parser.add_argument("--resource", metavar="URL", help="this endpoint's URL, the audience its tokens are for")
+    parser.add_argument("--oauth-scope", metavar="SCOPE", help="a scope every token must carry")
+    parser.add_argument(
         "--list-breaks",
         action="store_true",
         help="print the broken variants as JSON and exit (with --stdio, those judged over stdio; "
-        "with --hosted, those of a gateway that checks its clients)",
+        "with --hosted, those of a gateway that checks its clients; with --oauth, those of one that "
+        "checks access tokens)",
     )
     parser.add_argument("--hosted", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--oauth", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.list_breaks:
         from .breaks import listing
 
-        print(json.dumps(listing(stdio=args.stdio, hosted=args.hosted), indent=2))
+        print(json.dumps(listing(stdio=args.stdio, hosted=args.hosted, oauth=args.oauth), indent=2))
         return 0
     if not args.openapi or not args.base_url or (args.port is None and not args.stdio):
         parser.error("--openapi, --base-url and one of --port or --stdio are needed")
+    if args.oauth_issuer and not args.resource:
+        parser.error("--oauth-issuer needs --resource, the URL agents reach this endpoint at")
 
     # The document first, before the SDK is imported: a bad one fails fast.
     from .convert import tools
@@ -88,12 +101,17 @@ def main(argv: list[str] | None = None) -> int:
         if not client_token:
             print(f"hosted_mcp_example: --client-token-env: {args.client_token_env} is not set", file=sys.stderr)
             return 2
+    resource_server = None
+    if args.oauth_issuer:
+        from .authorization import ResourceServer
+
+        resource_server = ResourceServer(args.oauth_issuer, args.resource, args.path, args.oauth_scope)
     gateway = Gateway(built, args.base_url, os.environ.get("HOSTED_MCP_CREDENTIAL", ""), where)
     try:
         if listener is None:
             anyio.run(serve_stdio, gateway)
         else:
-            anyio.run(serve_http, gateway, listener, args.path, client_token)
+            anyio.run(serve_http, gateway, listener, args.path, client_token, resource_server)
     except KeyboardInterrupt:
         pass
     return 0

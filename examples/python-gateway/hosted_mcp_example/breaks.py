@@ -7,7 +7,10 @@ module where its rule lives. A second variant of the same rule is keyed
 variants as JSON for the test that runs every variant: what each does wrong,
 and the verdicts it must leave on other rules (`ALSO`). The variants of a
 gateway that checks its clients (`--client-token-env`) are listed apart
-(`--list-breaks --hosted`): only a run with the client's credential sees them.
+(`--list-breaks --hosted`): only a run with the client's credential sees them;
+so are those of one that checks access tokens (`--oauth-issuer`,
+`--list-breaks --oauth`), which only a run with the harness's authorization
+server sees.
 """
 
 import os
@@ -87,6 +90,20 @@ HOSTED_BREAKS: dict[str, str] = {
     "is let in",
 }
 
+#: Rule ID -> what the variant does wrong, for the variants of a gateway that
+#: checks access tokens (`--oauth-issuer`, MCP authorization), judged with the
+#: harness's `--client-auth oauth` (`--list-breaks --oauth` prints them).
+OAUTH_BREAKS: dict[str, str] = {
+    "TC-AUTH-001": "a request without a token gets a Bearer challenge that names no resource_metadata",
+    "TC-AUTH-002": "the challenge names its metadata by a path, not an absolute URL",
+    "TC-AUTH-003": "the protected-resource metadata names no authorization server",
+    "TC-AUTH-004": "a token's audience is not checked, so a token for another resource gets in",
+    "TC-AUTH-005": "a token in the query string is taken when no header shows one",
+    "TC-AUTH-006": "a token naming a key not held is refused without fetching the keys again",
+    "TC-AUTH-007": "keys held are never fetched again, so a withdrawn key still lets tokens in",
+    "TC-AUTH-008": "scopes are not checked: a token without the scope gets in",
+}
+
 #: Variant -> how it names every tool, for the variants that break the naming
 #: rules as a whole, as many gateways do. Each is run over the whole suite: it
 #: must fail naming rules only, and every other rule must be judged as on the
@@ -126,6 +143,9 @@ ALSO: dict[str, dict[str, str]] = {
     },
     "TC-SCHEMA-004+maximum": {"TC-LOAD-005": "passed"},
     "TC-SEND-003": {"TC-ANS-007": "not_judged", "TC-MASK-003": "not_judged"},
+    # Its challenge names no metadata, so whether it names it absolutely
+    # cannot be seen.
+    "TC-AUTH-001": {"TC-AUTH-002": "not_judged"},
     # Each scenario of these finds the client's Authorization beside what it
     # looks for, and leaves it to TC-REQ-021.
     "TC-REQ-021": {
@@ -139,11 +159,14 @@ ALSO: dict[str, dict[str, str]] = {
 }
 
 
-def listing(stdio: bool = False, hosted: bool = False) -> dict[str, dict]:
+def listing(stdio: bool = False, hosted: bool = False, oauth: bool = False) -> dict[str, dict]:
     """Every variant judged over HTTP (or, with `stdio`, over stdio; with
-    `hosted`, those of a gateway that checks its clients), as `--list-breaks`
-    prints it; a renaming variant says `"renames": true`, a regrouping one
+    `hosted`, those of a gateway that checks its clients; with `oauth`, those
+    of one that checks access tokens), as `--list-breaks` prints it; a
+    renaming variant says `"renames": true`, a regrouping one
     `"regroups": true`."""
+    if oauth:
+        return {key: {"what": what, "also": ALSO.get(key, {})} for key, what in OAUTH_BREAKS.items()}
     if stdio:
         return {key: {"what": what, "also": ALSO.get(key, {})} for key, what in STDIO_BREAKS.items()}
     if hosted:

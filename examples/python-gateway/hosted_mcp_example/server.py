@@ -200,7 +200,13 @@ async def serve_stdio(gateway: Gateway) -> None:
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
 
-async def serve_http(gateway: Gateway, listener: socket.socket, path: str = "/mcp", client_token: str | None = None) -> None:
+async def serve_http(
+    gateway: Gateway,
+    listener: socket.socket,
+    path: str = "/mcp",
+    client_token: str | None = None,
+    resource_server: Any = None,
+) -> None:
     import uvicorn
 
     # Our freedoms: JSON answers instead of SSE streams, and no sessions in
@@ -211,5 +217,7 @@ async def serve_http(gateway: Gateway, listener: socket.socket, path: str = "/mc
     )
     if client_token is not None and not broken("TC-PROTO-010"):
         app = _only_with_bearer(app, client_token)
+    if resource_server is not None:
+        app = resource_server.guard(app)
     config = uvicorn.Config(app, log_level="warning", lifespan="on")
     await uvicorn.Server(config).serve(sockets=[listener])
