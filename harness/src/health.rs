@@ -11,10 +11,9 @@ use std::sync::{
     Mutex,
 };
 
-use crate::{
-    launch::{StartFailure, Transport},
-    report::summary::NeverStarted,
-};
+use serde::{Deserialize, Serialize};
+
+use crate::launch::{StartFailure, Transport};
 
 /// Launches that failed alike, none having come up, after which a gateway is
 /// taken never to start. More than one, so a chance failure is not the
@@ -198,6 +197,56 @@ fn signature(failure: &StartFailure) -> String {
     }
     signature
 }
+
+/// A gateway that never came up over a transport: the one cause of all its
+/// scenarios there, reported once rather than with each of them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NeverStarted {
+    pub transport: String,
+    /// Its launches that failed alike, none having come up.
+    pub launches: usize,
+    /// Why the first of them was given up on.
+    pub reason: String,
+    /// The command as run, placeholders filled.
+    pub command: String,
+    /// The variables the harness set (never the credential itself).
+    pub environment: String,
+    pub stderr: String,
+}
+
+impl NeverStarted {
+    /// One line, for the verdict.
+    pub fn headline(&self) -> String {
+        format!(
+            "the gateway never started over {}: {} ({} launch(es) failed alike, none came up; nothing over {} was judged)",
+            self.transport, self.reason, self.launches, self.transport
+        )
+    }
+
+    /// The launch in full: command, environment and stderr.
+    pub fn details(&self) -> String {
+        let mut out = format!(
+            "command as run: {}\nenvironment set: {}",
+            self.command, self.environment
+        );
+        match self.stderr.trim_end() {
+            "" => out.push_str("\ngateway stderr: (empty)"),
+            stderr => {
+                let lines: Vec<&str> = stderr.lines().collect();
+                let tail = &lines[lines.len().saturating_sub(NEVER_STARTED_STDERR_LINES)..];
+                out.push_str("\ngateway stderr:");
+                for line in tail {
+                    out.push_str("\n  ");
+                    out.push_str(line);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Lines of stderr shown with a gateway that never started.
+const NEVER_STARTED_STDERR_LINES: usize = 40;
 
 #[cfg(test)]
 mod tests {

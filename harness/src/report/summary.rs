@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::catalogue::{Catalogue, Level, Rule};
+pub use crate::health::NeverStarted;
 
 /// How one scenario ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -180,56 +181,6 @@ pub struct Shard {
     pub index: u32,
     pub count: u32,
 }
-
-/// A gateway that never came up over a transport: the one cause of all its
-/// scenarios there, reported once rather than with each of them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NeverStarted {
-    pub transport: String,
-    /// Its launches that failed alike, none having come up.
-    pub launches: usize,
-    /// Why the first of them was given up on.
-    pub reason: String,
-    /// The command as run, placeholders filled.
-    pub command: String,
-    /// The variables the harness set (never the credential itself).
-    pub environment: String,
-    pub stderr: String,
-}
-
-impl NeverStarted {
-    /// One line, for the verdict.
-    pub fn headline(&self) -> String {
-        format!(
-            "the gateway never started over {}: {} ({} launch(es) failed alike, none came up; nothing over {} was judged)",
-            self.transport, self.reason, self.launches, self.transport
-        )
-    }
-
-    /// The launch in full: command, environment and stderr.
-    pub fn details(&self) -> String {
-        let mut out = format!(
-            "command as run: {}\nenvironment set: {}",
-            self.command, self.environment
-        );
-        match self.stderr.trim_end() {
-            "" => out.push_str("\ngateway stderr: (empty)"),
-            stderr => {
-                let lines: Vec<&str> = stderr.lines().collect();
-                let tail = &lines[lines.len().saturating_sub(NEVER_STARTED_STDERR_LINES)..];
-                out.push_str("\ngateway stderr:");
-                for line in tail {
-                    out.push_str("\n  ");
-                    out.push_str(line);
-                }
-            }
-        }
-        out
-    }
-}
-
-/// Lines of stderr shown with a gateway that never started.
-const NEVER_STARTED_STDERR_LINES: usize = 40;
 
 /// A scenario run in another shard, by what a baseline entry names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
