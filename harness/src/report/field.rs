@@ -9,7 +9,8 @@
 //! of it (to the rules, the scenarios' lines, the error entries), and a
 //! reader finds the field where the rules are. Each page carries the rules
 //! revision it was judged at in a comment (`<!-- rules-revision: … -->`), so
-//! the site can say when the rules have moved on since.
+//! the site can say when the rules have moved on since. The Markdown itself
+//! (literal text, code, fences, anchors) is written by `markdown`.
 
 use std::{
     collections::BTreeMap,
@@ -19,6 +20,7 @@ use std::{
 
 use anyhow::{bail, Context as _};
 
+use super::markdown::{self, anchor, code, fenced, inline, slug};
 use super::summary::{RuleReport, ScenarioReport, Status, Summary};
 use crate::catalogue::{Catalogue, Level};
 
@@ -163,19 +165,26 @@ struct Gateway<'a> {
 }
 
 impl Gateway<'_> {
-    /// Where a rule of the catalogue stands for this gateway.
+    /// Where a rule of the catalogue stands for this gateway. A rule not
+    /// run as a whole, whose scenarios passed in every form the gateway
+    /// could be given and were not run only in forms it cannot take (a
+    /// place for the credential, a transport), passed in part.
     fn outcome(&self, id: &str) -> Outcome {
-        let status = self
-            .rules
-            .iter()
-            .find(|rule| rule.id == id)
-            .map(|r| r.status);
-        match status {
-            Some(Status::Passed) => Outcome::Passed,
-            Some(Status::Failed | Status::NotMet | Status::Expected) => Outcome::Failed,
-            Some(Status::NotJudged | Status::Error) => Outcome::NotJudged,
-            Some(Status::NotRun) | None => Outcome::NotRun,
+        let Some(rule) = self.rules.iter().find(|rule| rule.id == id) else {
+            return Outcome::NotRun;
+        };
+        match rule.status {
+            Status::Passed => Outcome::Passed,
+            Status::Failed | Status::NotMet | Status::Expected => Outcome::Failed,
+            Status::NotJudged | Status::Error => Outcome::NotJudged,
+            Status::NotRun if passed_where_run(&rule.scenarios) => Outcome::PassedInPart,
+            Status::NotRun => Outcome::NotRun,
         }
+    }
+
+    /// Whether this is the kit's own reference gateway, listed first.
+    fn is_reference(&self) -> bool {
+        self.name.starts_with(REFERENCE_NAME)
     }
 
     /// Rules of `level` (in `section`, or all) by outcome.
@@ -188,6 +197,7 @@ impl Gateway<'_> {
             tally.of += 1;
             match self.outcome(&rule.id) {
                 Outcome::Passed => tally.passed += 1,
+                Outcome::PassedInPart => tally.passed_in_part += 1,
                 Outcome::Failed => tally.failed += 1,
                 Outcome::NotJudged => tally.not_judged += 1,
                 Outcome::NotRun => tally.not_run += 1,
@@ -229,6 +239,9 @@ impl Gateway<'_> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
     Passed,
+    /// Passed in every scenario run; the others were not run, for want of
+    /// what the gateway cannot take.
+    PassedInPart,
     /// Failed or not met, whether or not its baseline lists it.
     Failed,
     NotJudged,
@@ -239,6 +252,7 @@ enum Outcome {
 struct Tally {
     of: usize,
     passed: usize,
+    passed_in_part: usize,
     failed: usize,
     not_judged: usize,
     not_run: usize,
@@ -247,6 +261,56 @@ struct Tally {
 /// The rule judged only when a run shows the gateway a credential of its
 /// own clients.
 const CLIENT_RULE: &str = "TC-PROTO-010";
+
+/// Around each of the table's tables: the site's stylesheet (`docs/site.css`)
+/// fits a table in this class to the page's width, however many gateways.
+const TABLE_OPEN: &str = "<div class=\"field-table\">\n\n";
+const TABLE_CLOSE: &str = "\n</div>\n";
+
+/// How the kit's reference gateway names itself (`--gateway-name`).
+const REFERENCE_NAME: &str = "hosted-mcp-gateway";
+
+/// Whether `scenarios` of a rule not run as a whole passed wherever they
+/// ran: at least one passed, and every other was not run.
+fn passed_where_run(scenarios: &[&ScenarioReport]) -> bool {
+    scenarios.iter().any(|s| s.status == Status::Passed)
+        && scenarios
+            .iter()
+            .all(|s| matches!(s.status, Status::Passed | Status::NotRun))
+}
+
+/// A tally's cell: required rules passed of all, then those passed in part
+/// (~), failed (✗), not judged (?) and not run (–), where there are any.
+fn tally_cell(tally: &Tally) -> String {
+    let mut cell = format!("{}/{}", tally.passed, tally.of);
+    for (count, sign) in [
+        (tally.passed_in_part, "~"),
+        (tally.failed, "✗"),
+        (tally.not_judged, "?"),
+        (tally.not_run, "–"),
+    ] {
+        if count > 0 {
+            let _ = write!(cell, " {sign}{count}");
+        }
+    }
+    cell
+}
+
+/// The gateways in the table's order: the reference first, then by
+/// required rules passed, most first, then by name.
+fn in_table_order<'g, 'a>(gateways: &'g [Gateway<'a>]) -> Vec<&'g Gateway<'a>> {
+    let mut ordered: Vec<&Gateway<'_>> = gateways.iter().collect();
+    ordered.sort_by(|a, b| {
+        b.is_reference()
+            .cmp(&a.is_reference())
+            .then_with(|| {
+                let passed = |g: &Gateway<'_>| g.tally(Level::Required, None).passed;
+                passed(b).cmp(&passed(a))
+            })
+            .then_with(|| a.name.cmp(b.name))
+    });
+    ordered
+}
 
 /// `field.md`: every gateway on a line, then every section by gateway.
 fn table(gateways: &[Gateway<'_>]) -> Page {
@@ -262,25 +326,30 @@ fn table(gateways: &[Gateway<'_>]) -> Page {
          judged as a black box by {kit} {version} at rules revision `{revision}`, at the harness's defaults \
          and with the options its shape asks for (its page says which), over every transport it \
          has. Last judged on {newest}.\n\n\
-         A rule passes when every one of its scenarios passes. It is *not judged* when a scenario \
-         could not see it (each gateway's page gives the reason), and *not run* when the gateway \
-         lacks what its scenarios need (a transport, a place for the credential). *Own clients* \
+         A rule passes when every one of its scenarios passes. It *passed in part* (~) when its \
+         scenarios passed in every form the gateway could be given and were not run only in forms \
+         it cannot take (a place for the credential, a transport). It is *not judged* (?) when a \
+         scenario could not see it (each gateway's page gives the reason), and *not run* (–) when \
+         the gateway lacks what its scenarios need; ✗ counts the rules it fails. *Own clients* \
          says whether the gateway was run letting in only the harness's client (`--client-auth`), \
-         where it has a way to check its clients at all. Each gateway's \
+         where it has a way to check its clients at all. The reference comes first, then the \
+         gateways by required rules passed. Each gateway's \
          known failures are its baseline in `examples/peers/`, every entry traced to what the \
          gateway does; `examples/peers/table` judges them all again and writes these pages.\n\n\
-         | Gateway | Transports | Own clients | Required passed | Failed | Not judged | Not run | Recommended met | Time | Launches | Judged on |\n\
-         |---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
+         {TABLE_OPEN}\
+         | Gateway | Transports | Own clients | Required | Recommended | Run | Judged on |\n\
+         |---|---|---|---|---:|---|---|\n",
         revision = kit.rules_revision,
         kit = kit.name,
         version = kit.version,
     );
-    for gateway in gateways {
+    let ordered = in_table_order(gateways);
+    for gateway in &ordered {
         let required = gateway.tally(Level::Required, None);
         let recommended = gateway.tally(Level::Recommended, None);
         let _ = writeln!(
             text,
-            "| [{}]({}) | {} | {} | {}/{} | {} | {} | {} | {}/{} | {:.0} s | {} | {} |",
+            "| [{}]({}) | {} | {} | {} | {}/{} | {:.0} s, {} launches | {} |",
             inline(gateway.name),
             gateway.file,
             gateway.transports(),
@@ -289,11 +358,7 @@ fn table(gateways: &[Gateway<'_>]) -> Page {
             } else {
                 "–"
             },
-            required.passed,
-            required.of,
-            required.failed,
-            required.not_judged,
-            required.not_run,
+            tally_cell(&required),
             recommended.passed,
             recommended.of,
             gateway.run.seconds,
@@ -301,32 +366,26 @@ fn table(gateways: &[Gateway<'_>]) -> Page {
             gateway.date(),
         );
     }
+    text.push_str(TABLE_CLOSE);
     text.push_str(
         "\n## By section\n\nEach cell: the section's required rules passed of all of them, then \
-         those failed (✗), not judged (?) and not run (–), and its recommended rules met (r).\n\n\
-         | Section |",
+         those passed in part (~), failed (✗), not judged (?) and not run (–), and its recommended \
+         rules met (r).\n\n",
     );
-    for gateway in gateways {
+    text.push_str(TABLE_OPEN);
+    text.push_str("| Section |");
+    for gateway in &ordered {
         let _ = write!(text, " [{}]({}) |", inline(gateway.name), gateway.file);
     }
     text.push_str("\n|---|");
-    text.push_str(&"---|".repeat(gateways.len()));
+    text.push_str(&"---|".repeat(ordered.len()));
     text.push('\n');
     for section in &Catalogue::embedded().sections {
         let _ = write!(text, "| {} |", inline(&section.name));
-        for gateway in gateways {
+        for gateway in &ordered {
             let required = gateway.tally(Level::Required, Some(&section.name));
             let recommended = gateway.tally(Level::Recommended, Some(&section.name));
-            let mut cell = format!("{}/{}", required.passed, required.of);
-            for (count, sign) in [
-                (required.failed, "✗"),
-                (required.not_judged, "?"),
-                (required.not_run, "–"),
-            ] {
-                if count > 0 {
-                    let _ = write!(cell, " {sign}{count}");
-                }
-            }
+            let mut cell = tally_cell(&required);
             if recommended.of > 0 {
                 let _ = write!(cell, " · r {}/{}", recommended.passed, recommended.of);
             }
@@ -334,6 +393,7 @@ fn table(gateways: &[Gateway<'_>]) -> Page {
         }
         text.push('\n');
     }
+    text.push_str(TABLE_CLOSE);
     Page {
         file: "field.md".into(),
         title: "The field".into(),
@@ -353,16 +413,19 @@ fn gateway_page(gateway: &Gateway<'_>, root: &str) -> Page {
          Judged on {date} by {kit} {version}, rules revision `{revision}`: {scenarios} scenarios in \
          {seconds:.0} s, {launches} launches ({reused} scenarios served by a gateway already up). \
          Back to [the field](field.md).\n\n\
-         | Rules | Passed | Failed | Not judged | Not run |\n|---|---:|---:|---:|---:|\n\
-         | Required | {} of {} | {} | {} | {} |\n\
-         | Recommended | {} of {} | {} | {} | {} |\n",
+         | Rules | Passed | Passed in part | Failed | Not judged | Not run |\n\
+         |---|---:|---:|---:|---:|---:|\n\
+         | Required | {} of {} | {} | {} | {} | {} |\n\
+         | Recommended | {} of {} | {} | {} | {} | {} |\n",
         required.passed,
         required.of,
+        required.passed_in_part,
         required.failed,
         required.not_judged,
         required.not_run,
         recommended.passed,
         recommended.of,
+        recommended.passed_in_part,
         recommended.failed,
         recommended.not_judged,
         recommended.not_run,
@@ -638,77 +701,10 @@ fn start_up_failure(scenario: &ScenarioReport) -> Option<&str> {
         .filter(|summary| START_UP_SIGNS.iter().any(|sign| summary.contains(sign)))
 }
 
-/// The id mdBook gives a heading of `text`, so a link lands on it: lower
-/// case, whitespace as dashes, other punctuation dropped.
-fn anchor(text: &str) -> String {
-    text.trim()
-        .to_lowercase()
-        .chars()
-        .filter_map(|c| match c {
-            c if c.is_alphanumeric() || c == '_' || c == '-' => Some(c),
-            c if c.is_whitespace() => Some('-'),
-            _ => None,
-        })
-        .collect()
-}
-
-/// `text` on one line of about [`GLANCE_CHARS`] characters at most: whole
-/// when it fits, else up to its last sentence or clause boundary (a word's
-/// end when it has none), with an ellipsis for the rest.
+/// `text` on one line of about [`GLANCE_CHARS`] characters at most, cut at
+/// a sentence or clause boundary.
 fn gist(text: &str) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= GLANCE_CHARS {
-        return flat;
-    }
-    let cut = cut_point(&flat, GLANCE_CHARS);
-    format!(
-        "{}…",
-        flat[..cut].trim_end_matches(|c: char| c.is_whitespace() || ",;:".contains(c))
-    )
-}
-
-/// The byte at which to cut `text` to at most `max` characters, keeping at
-/// least half of them: the last sentence boundary (". ", "; "), else the
-/// last clause boundary (": ", ", "), neither inside brackets or quotes
-/// (whose other half would be lost), else just before the last bracket or
-/// quote opened, else the last space.
-fn cut_point(text: &str, max: usize) -> usize {
-    let (mut sentence, mut clause, mut opening, mut word) = (None, None, None, None);
-    let (mut depth, mut quoted, mut escaped) = (0usize, false, false);
-    let mut chars = text.char_indices().enumerate().peekable();
-    while let Some((count, (at, c))) = chars.next() {
-        if count >= max {
-            // With no space late enough, the cut falls at the limit itself.
-            word = word.or(Some(at));
-            break;
-        }
-        let spaced = chars.peek().is_some_and(|(_, (_, next))| *next == ' ');
-        let was_open = depth > 0 || quoted;
-        match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth = depth.saturating_sub(1),
-            // A reason may quote JSON, whose strings escape their quotes.
-            '"' if !escaped => quoted = !quoted,
-            _ => {}
-        }
-        escaped = c == '\\' && !escaped;
-        if count * 2 < max {
-            continue;
-        }
-        let open = depth > 0 || quoted;
-        match c {
-            '.' | ';' if spaced && !open => sentence = Some(at),
-            ':' | ',' if spaced && !open => clause = Some(at),
-            ' ' => word = Some(at),
-            _ if open && !was_open => opening = Some(at),
-            _ => {}
-        }
-    }
-    sentence
-        .or(clause)
-        .or(opening)
-        .or(word)
-        .unwrap_or(text.len())
+    markdown::gist(text, GLANCE_CHARS)
 }
 
 /// The report's key for the build per document among the gateway's commands.
@@ -748,72 +744,6 @@ fn shortened(text: &str) -> String {
             text.len() - cut
         ),
         None => text.to_owned(),
-    }
-}
-
-/// `text` in a fence no line of it can close, indented under a list item.
-fn fenced(text: &str) -> String {
-    let longest = text
-        .lines()
-        .map(|line| line.trim_start().chars().take_while(|&c| c == '~').count())
-        .max()
-        .unwrap_or(0);
-    let fence = "~".repeat(longest.max(2) + 1);
-    let mut out = format!("  {fence}text\n");
-    for line in text.lines() {
-        let _ = writeln!(out, "  {line}");
-    }
-    let _ = writeln!(out, "  {fence}");
-    out
-}
-
-/// `text` as inline code, whatever backticks it holds.
-fn code(text: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    if longest == 0 {
-        return format!("`{text}`");
-    }
-    let ticks = "`".repeat(longest + 1);
-    format!("{ticks} {text} {ticks}")
-}
-
-/// `text` on one line with Markdown's and HTML's special characters taken
-/// literally.
-fn inline(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' | '\r' => out.push(' '),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' => {
-                out.push('\\');
-                out.push(c);
-            }
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// A gateway's name as a file name: its first word (the package), in lower
-/// case, every run of other characters one dash.
-fn slug(name: &str) -> String {
-    let package = name.split_whitespace().next().unwrap_or("gateway");
-    let mut slug = String::new();
-    for c in package.chars() {
-        if c.is_ascii_alphanumeric() {
-            slug.push(c.to_ascii_lowercase());
-        } else if !slug.is_empty() && !slug.ends_with('-') {
-            slug.push('-');
-        }
-    }
-    let slug = slug.trim_end_matches('-');
-    if slug.is_empty() {
-        "gateway".into()
-    } else {
-        slug.into()
     }
 }
 
@@ -866,13 +796,16 @@ mod tests {
             .count();
         assert!(
             table.contains(&format!(
-                "| [Good 1.0](field-good.md) | Streamable HTTP | – | 1/{of} | 0 | 0 | {} |",
+                "| [Good 1.0](field-good.md) | Streamable HTTP | – | 1/{of} –{} |",
                 of - 1
             )),
             "{table}"
         );
         assert!(
-            table.contains(&format!("| [@scope/bad-gw 0.7.0](field-scope-bad-gw.md) | Streamable HTTP | – | 0/{of} | 1 | 0 | {} |", of - 1)),
+            table.contains(&format!(
+                "| [@scope/bad-gw 0.7.0](field-scope-bad-gw.md) | Streamable HTTP | – | 0/{of} ✗1 –{} |",
+                of - 1
+            )),
             "{table}"
         );
         assert!(table.contains(&format!(
@@ -880,6 +813,66 @@ mod tests {
             runs[0].1.kit.rules_revision
         )));
         assert!(table.contains("| Tools and their names | 1/"), "{table}");
+    }
+
+    #[test]
+    fn the_reference_comes_first_then_the_most_required_rules_passed() {
+        let passed = |rules: &[&str]| -> Vec<ScenarioReport> {
+            rules
+                .iter()
+                .map(|id| scenario(id, Level::Required, Status::Passed))
+                .collect()
+        };
+        let runs = vec![
+            run("Few 1.0", passed(&["TC-NAME-001"])),
+            run("Many 2.0", passed(&["TC-NAME-001", "TC-NAME-005"])),
+            run("hosted-mcp-gateway 0.1.0", Vec::new()),
+        ];
+        let table = &pages(&runs, "/repo/").expect("pages")[0].text;
+        let at = |name: &str| table.find(&format!("| [{name}]")).expect(name);
+        assert!(at("hosted-mcp-gateway 0.1.0") < at("Many 2.0"), "{table}");
+        assert!(at("Many 2.0") < at("Few 1.0"), "{table}");
+    }
+
+    #[test]
+    fn a_rule_passed_wherever_it_ran_is_passed_in_part_not_not_run() {
+        let mut elsewhere = scenario("TC-NAME-001", Level::Required, Status::NotRun);
+        elsewhere.name = "the credential in a query parameter".into();
+        let runs = vec![run(
+            "Bearer-only 1.0",
+            vec![
+                scenario("TC-NAME-001", Level::Required, Status::Passed),
+                elsewhere,
+            ],
+        )];
+        let pages = pages(&runs, "/repo/").expect("pages");
+        let of = Catalogue::embedded()
+            .rules
+            .iter()
+            .filter(|r| r.level == Level::Required)
+            .count();
+        assert!(
+            pages[0]
+                .text
+                .contains(&format!("| Streamable HTTP | – | 0/{of} ~1 –{} |", of - 1)),
+            "{}",
+            pages[0].text
+        );
+        assert!(
+            pages[1].text.contains(&format!(
+                "| Required | 0 of {of} | 1 | 0 | 0 | {} |",
+                of - 1
+            )),
+            "{}",
+            pages[1].text
+        );
+        // Not run wherever it ran: no scenario passed.
+        let none = run(
+            "None 1.0",
+            vec![scenario("TC-NAME-001", Level::Required, Status::NotRun)],
+        );
+        let table = &super::pages(&[none], "/repo/").expect("pages")[0].text;
+        assert!(table.contains(&format!("| 0/{of} –{of} |")), "{table}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod field;
 mod html;
 mod json;
 mod junit;
+mod markdown;
 mod merge;
 pub mod recorder;
 pub(crate) mod summary;
