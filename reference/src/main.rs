@@ -568,7 +568,8 @@ fn calls_in_flight(text: &str) -> Result<usize, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    start_logs(cli.log_format);
+    // Held to the end: dropping it writes the lines still queued.
+    let _log_writer = start_logs(cli.log_format);
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -798,7 +799,11 @@ fn check(args: ServeArgs) -> Result<(), String> {
 /// Whatever RUST_LOG says, the SDK's `debug` and `trace` events are never
 /// written: they print whole messages, the agent's arguments and the
 /// answers' bodies among them.
-fn start_logs(format: LogFormat) {
+///
+/// Lines are written by a thread of their own (tracing-appender), so a
+/// call's answer never waits on a write to stderr; none is dropped when
+/// that thread falls behind (a call then waits, as on a blocking write).
+fn start_logs(format: LogFormat) -> tracing_appender::non_blocking::WorkerGuard {
     use tracing_subscriber::filter::{filter_fn, EnvFilter};
     use tracing_subscriber::prelude::*;
     let levels =
@@ -808,8 +813,12 @@ fn start_logs(format: LogFormat) {
             event.target().starts_with("rmcp") && *event.level() > tracing::Level::INFO;
         !(message_contents || is_explained_refusal(event))
     });
+    let (writer, written) = tracing_appender::non_blocking::NonBlockingBuilder::default()
+        .lossy(false)
+        .thread_name("hosted-mcp-gateway-log")
+        .finish(std::io::stderr());
     let lines = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
+        .with_writer(writer)
         .with_ansi(false)
         .with_target(false);
     let logs = tracing_subscriber::registry().with(levels);
@@ -824,6 +833,7 @@ fn start_logs(format: LogFormat) {
             )
             .init(),
     }
+    written
 }
 
 /// rmcp's own warning of a refused `Host` or `Origin`, which prints the host
