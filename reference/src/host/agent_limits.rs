@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use http_body_util::{BodyExt as _, Limited as LimitedBody};
 use hyper::header::{HeaderValue, RETRY_AFTER};
@@ -22,6 +23,13 @@ use crate::mcp;
 
 /// The largest request body read to count its requests.
 const COUNTED_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// The longest a refusal is held before it is sent (never longer than the
+/// wait it announces): a client that ignores `Retry-After` and asks again at
+/// once, over and over, then makes a few requests a second on each of its
+/// connections rather than thousands, and the gateway's time goes to the
+/// other agents rather than to refusing it.
+const REFUSAL_PAUSE: Duration = Duration::from_millis(250);
 
 /// The client's address, put in each request's extensions by the
 /// listener: who an agent is where anyone may come in.
@@ -112,7 +120,10 @@ where
                     drop(in_flight);
                     answered
                 }
-                Err(limited) => Ok(over_the_limit(&refusals, limited)),
+                Err(limited) => {
+                    tokio::time::sleep(REFUSAL_PAUSE.min(limited.retry_after)).await;
+                    Ok(over_the_limit(&refusals, limited))
+                }
             }
         })
     }
@@ -152,8 +163,6 @@ fn over_the_limit(refusals: &Refusals, limited: Limited) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use bytes::Bytes;
     use tower::ServiceExt as _;
 
