@@ -9,6 +9,7 @@ nothing more:
 
     python adapter.py --openapi {openapi} --base-url {base_url} --port {port}
     python adapter.py --openapi {openapi} --base-url {base_url} --stdio
+    python adapter.py ... --port {port} --issuer {issuer} --jwks-uri {jwks_uri} --resource {resource}
 
 Choices, each the way FastMCP's documentation has a user do it:
 
@@ -25,7 +26,13 @@ Choices, each the way FastMCP's documentation has a user do it:
 - Its own clients: where the harness shows one (`--client-auth bearer`,
   which hands the token over in HOSTED_MCP_CLIENT_CREDENTIAL), FastMCP lets
   in only that bearer token, with its own StaticTokenVerifier, the way its
-  documentation has a user let in known tokens. Without it, anyone.
+  documentation has a user let in known tokens. Run as a resource server
+  instead (`--issuer`, `--jwks-uri`, `--resource`, from the harness's
+  `--client-auth oauth`), it lets in the JWTs of that authorization server:
+  its JWTVerifier checks each token's signature against the issuer's JWKS,
+  its issuer, and the resource as its audience, and its RemoteAuthProvider
+  serves the RFC 9728 metadata naming the issuer, as FastMCP's "Remote OAuth"
+  documentation has a user do. Without either, anyone.
 - The adapter only reads the file (JSON, else YAML): a file that does not
   parse is reported on one line with the parser's own position. Whatever
   FastMCP itself does with a document, a bad one included, is left as it is:
@@ -76,13 +83,30 @@ def client_for(base_url):
     return httpx2.AsyncClient(**options)
 
 
-def clients_let_in():
+def clients_let_in(args):
+    if args.issuer:
+        return resource_server(args)
     token = os.environ.get("HOSTED_MCP_CLIENT_CREDENTIAL")
     if not token:
         return None
     from fastmcp.server.auth.providers.jwt import StaticTokenVerifier
 
     return StaticTokenVerifier(tokens={token: {"client_id": "conformance-harness", "scopes": []}})
+
+
+def resource_server(args):
+    from urllib.parse import urlsplit
+
+    from fastmcp.server.auth import RemoteAuthProvider
+    from fastmcp.server.auth.providers.jwt import JWTVerifier
+
+    verifier = JWTVerifier(jwks_uri=args.jwks_uri, issuer=args.issuer, audience=args.resource)
+    resource = urlsplit(args.resource)
+    return RemoteAuthProvider(
+        token_verifier=verifier,
+        authorization_servers=[args.issuer],
+        base_url=f"{resource.scheme}://{resource.netloc}",
+    )
 
 
 def main():
@@ -92,11 +116,16 @@ def main():
     served = parser.add_mutually_exclusive_group(required=True)
     served.add_argument("--port", type=int)
     served.add_argument("--stdio", action="store_true")
+    parser.add_argument("--issuer")
+    parser.add_argument("--jwks-uri")
+    parser.add_argument("--resource")
     args = parser.parse_args()
+    if args.issuer and not (args.port and args.jwks_uri and args.resource):
+        parser.error("--issuer needs --port, --jwks-uri and --resource")
 
     spec = read_document(args.openapi)
     mcp = FastMCP.from_openapi(
-        openapi_spec=spec, client=client_for(args.base_url), auth=clients_let_in()
+        openapi_spec=spec, client=client_for(args.base_url), auth=clients_let_in(args)
     )
     if args.stdio:
         mcp.run(transport="stdio", show_banner=False)
