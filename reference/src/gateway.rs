@@ -347,28 +347,31 @@ impl Gateway {
         };
 
         // A refused request is never sent (TC-REQ-003, TC-REQ-004,
-        // TC-REQ-007, TC-REQ-018, TC-REQ-020).
-        let built = request::build(tool, arguments, &self.bare);
-        let (outbound, masker) = match (built, &self.credentialing) {
-            (Err(refusal), _) => return (self.failure(refusal.into()), None),
-            (Ok(_), Credentialing::Stored(stored)) => {
-                // The same request, with the credential put on last.
+        // TC-REQ-007, TC-REQ-018, TC-REQ-020). The credential goes on last
+        // and never makes a request refused, so a stored one is built in
+        // once; a request that would be refused asks for no token.
+        let (outbound, masker) = match &self.credentialing {
+            Credentialing::Stored(stored) => {
                 match request::build(tool, arguments, &stored.destination) {
                     Ok(outbound) => (outbound, Arc::clone(&stored.masker)),
                     Err(refusal) => return (self.failure(refusal.into()), None),
                 }
             }
-            // A request that would be refused asks for no token.
-            (Ok(_), Credentialing::Exchanged(exchange)) => match exchange.credentialed().await {
-                Ok(token) => match request::build(tool, arguments, &token.destination) {
-                    Ok(outbound) => (outbound, token.masker),
-                    Err(refusal) => return (self.failure(refusal.into()), None),
-                },
-                Err(failure) => {
-                    let message = failure.into_message(exchange.token_url());
-                    return (self.failure(message), None);
+            Credentialing::Exchanged(exchange) => {
+                if let Err(refusal) = request::build(tool, arguments, &self.bare) {
+                    return (self.failure(refusal.into()), None);
                 }
-            },
+                match exchange.credentialed().await {
+                    Ok(token) => match request::build(tool, arguments, &token.destination) {
+                        Ok(outbound) => (outbound, token.masker),
+                        Err(refusal) => return (self.failure(refusal.into()), None),
+                    },
+                    Err(failure) => {
+                        let message = failure.into_message(exchange.token_url());
+                        return (self.failure(message), None);
+                    }
+                }
+            }
         };
         // Past the limit a call waits for a turn, at most the deadline:
         // memory stays bounded, and no call waits without end.
