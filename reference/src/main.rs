@@ -568,9 +568,11 @@ fn calls_in_flight(text: &str) -> Result<usize, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Held to the end: dropping it writes the lines still queued.
-    let _log_writer = start_logs(cli.log_format);
-    match run(cli) {
+    let log_lines = start_logs(cli.log_format);
+    let ran = run(cli);
+    // The lines still waiting are written before anything else is said.
+    drop(log_lines);
+    match ran {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");
@@ -800,10 +802,10 @@ fn check(args: ServeArgs) -> Result<(), String> {
 /// written: they print whole messages, the agent's arguments and the
 /// answers' bodies among them.
 ///
-/// Lines are written by a thread of their own (tracing-appender), so a
-/// call's answer never waits on a write to stderr; none is dropped when
-/// that thread falls behind (a call then waits, as on a blocking write).
-fn start_logs(format: LogFormat) -> tracing_appender::non_blocking::WorkerGuard {
+/// Lines are written by a thread of their own, in batches
+/// ([`watch::LogLines`]), so a call's answer never waits on a write to
+/// stderr; none is dropped.
+fn start_logs(format: LogFormat) -> watch::Flushed {
     use tracing_subscriber::filter::{filter_fn, EnvFilter};
     use tracing_subscriber::prelude::*;
     let levels =
@@ -813,10 +815,7 @@ fn start_logs(format: LogFormat) -> tracing_appender::non_blocking::WorkerGuard 
             event.target().starts_with("rmcp") && *event.level() > tracing::Level::INFO;
         !(message_contents || is_explained_refusal(event))
     });
-    let (writer, written) = tracing_appender::non_blocking::NonBlockingBuilder::default()
-        .lossy(false)
-        .thread_name("hosted-mcp-gateway-log")
-        .finish(std::io::stderr());
+    let (writer, written) = watch::LogLines::to_stderr();
     let lines = tracing_subscriber::fmt::layer()
         .with_writer(writer)
         .with_ansi(false)

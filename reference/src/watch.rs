@@ -24,7 +24,9 @@
 //! | `apis` | | APIs served |
 
 mod admin;
+mod log_lines;
 mod metrics;
 
 pub use admin::{serve as serve_admin, BeforeScrape};
+pub use log_lines::{Flushed, LogLines};
 pub use metrics::{ApiMeter, Counted, Metrics};

@@ -16,9 +16,9 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::support::authorization::{AuthorizationServer, READ_ONLY_CLIENT, READ_WRITE_CLIENT};
 use crate::support::{
-    call_at, call_in_session, fixture, free_port, http_client, node_client, open_session,
-    post_2026, python, run_checked, scratch, serve_http, start_listening, terminate, wait_for_log,
-    Answer, Listening, GATEWAY,
+    call_at, call_in_session, fixture, free_port, http_client, log_caught_up, node_client,
+    open_session, post_2026, python, run_checked, scratch, serve_http, start_listening, terminate,
+    wait_for_log, Answer, Listening, GATEWAY,
 };
 
 /// The stored credential, which the API must get and the agents never see.
@@ -225,8 +225,8 @@ async fn keys_let_in_their_agents_alone_and_a_sighup_adds_and_revokes_them() {
         200
     );
 
+    wait_for_log(&gateway, "agents with one of the 2 keys of", 1);
     let log = gateway.stderr_so_far();
-    assert!(log.contains("agents with one of the 2 keys of"), "{log}");
     for key in ["key-alice", "key-bob", "key-carol", "key-mallory"] {
         assert!(!log.contains(key), "the log shows a key: {log}");
     }
@@ -596,7 +596,7 @@ async fn every_bad_token_is_refused_with_its_status_and_nothing_is_sent() {
         started.elapsed()
     );
 
-    let log = gateway.stderr_so_far();
+    let log = log_caught_up(&gateway);
     for (kind, token, _) in &bad {
         let signature = token.rsplit('.').next().unwrap_or_default();
         assert!(
@@ -630,6 +630,7 @@ async fn an_unreachable_authorization_server_fails_closed_and_is_taken_back() {
         assert_eq!(answer.retry_after.as_deref(), Some("1"));
         assert!(answer.body.starts_with("[AGENT_CHECK_UNAVAILABLE]"));
     }
+    wait_for_log(&gateway, "cannot fetch the authorization server's keys", 1);
     assert_eq!(
         gateway
             .stderr_so_far()
@@ -644,6 +645,15 @@ async fn an_unreachable_authorization_server_fails_closed_and_is_taken_back() {
     let answer = post_2026(&resource, &bearer(&token), "tools/list", json!({})).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     wait_for_log(&gateway, "answers again", 1);
+    // Lines are written in order: the outage's are all in by now.
+    assert_eq!(
+        gateway
+            .stderr_so_far()
+            .matches("cannot fetch the authorization server's keys")
+            .count(),
+        1,
+        "one line for the outage"
+    );
     assert_upstream_saw(&api, 0, &[]).await;
     drop(server);
 }

@@ -17,7 +17,8 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use crate::support::authorization::{AuthorizationServer, READ_WRITE_CLIENT};
 use crate::support::{
-    call_2026, free_port, http_client, result_text, scratch, start_listening, Listening, GATEWAY,
+    call_2026, free_port, http_client, log_caught_up, result_text, scratch, start_listening,
+    wait_for_log, Listening, GATEWAY,
 };
 
 /// Echoes the Authorization header it got, and the client's secret: both
@@ -174,8 +175,8 @@ async fn one_token_serves_every_call_until_shortly_before_it_expires() {
         last.last().expect("sent").headers["authorization"],
         first.as_str()
     );
-    let log = gateway.stderr_so_far();
-    assert!(log.contains("tokens from http://127.0.0.1"), "{log}");
+    wait_for_log(&gateway, "tokens from http://127.0.0.1", 1);
+    let log = log_caught_up(&gateway);
     assert!(
         !log.contains(READ_WRITE_CLIENT.1),
         "the secret is in the log"

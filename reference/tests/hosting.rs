@@ -587,9 +587,10 @@ async fn a_reload_under_load_loses_no_call_and_answers_none_from_the_wrong_confi
     )
     .await;
     assert_eq!(status, 200, "{answer}");
+    wait_for_log(&gateway, "added=added", 1);
     let log = gateway.stderr_so_far();
     assert!(
-        log.contains("added=added") && log.contains("removed=gone") && log.contains("kept=pets"),
+        log.contains("removed=gone") && log.contains("kept=pets"),
         "{log}"
     );
     let mut gateway = gateway;

@@ -335,6 +335,25 @@ pub fn wait_for_log(server: &Listening, text: &str, count: usize) {
     }
 }
 
+/// The log once the gateway has written what it had: lines reach stderr in
+/// batches a few milliseconds after their event, so a check that something
+/// is *not* in the log waits until nothing new has come for a while.
+pub fn log_caught_up(server: &Listening) -> String {
+    let quiet = Duration::from_millis(250);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut seen = server.stderr_so_far();
+    let mut since = Instant::now();
+    while since.elapsed() < quiet && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(25));
+        let now = server.stderr_so_far();
+        if now.len() != seen.len() {
+            seen = now;
+            since = Instant::now();
+        }
+    }
+    seen
+}
+
 /// A folder of the test's own, empty, under the target's temporary folder.
 pub fn scratch(name: &str) -> PathBuf {
     let folder =
