@@ -33,8 +33,6 @@ use bytes::Bytes;
 use hyper::body::{Body as HttpBody, Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::futures::OwnedNotified;
-use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
@@ -150,9 +148,6 @@ pub struct Connection {
     /// Since when a write waits on the client; `NEVER` when none does.
     write_stalled: AtomicU64,
     evict: CancellationToken,
-    /// Told when a request ends, so that the timer moves to the keep-alive
-    /// deadline.
-    ended: Arc<Notify>,
 }
 
 /// A connection taken in, let go of (and uncounted) when dropped.
@@ -236,7 +231,6 @@ impl Connections {
             head_started: AtomicU64::new(NEVER),
             write_stalled: AtomicU64::new(NEVER),
             evict: CancellationToken::new(),
-            ended: Arc::new(Notify::new()),
         });
         held.by_id.insert(connection.id, Arc::clone(&connection));
         *held.by_address.entry(address).or_insert(0) += 1;
@@ -262,35 +256,44 @@ impl Connections {
         self.metrics.connection_closed(why.name());
     }
 
-    /// What is due on `connection` now.
+    /// What is due on `connection` now. Nothing wakes the connection's timer
+    /// when a request starts or ends, or a head's first byte comes, so that
+    /// a busy connection costs no timer work a request: while something may
+    /// change, the timer comes back at most a head deadline later, and a
+    /// deadline is missed by no more than that.
     pub fn verdict(&self, connection: &Connection) -> Verdict {
         let now = self.now();
+        let limits = &self.limits;
         let at = |from: u64, after: Duration| from.saturating_add(after.as_millis() as u64);
+        let look_again = at(
+            now,
+            limits
+                .send_timeout
+                .min(limits.idle_timeout)
+                .min(limits.head_timeout),
+        );
         let (due, why) = if connection.in_flight.load(Ordering::Acquire) > 0 {
             match connection.write_stalled.load(Ordering::Acquire) {
-                NEVER => (at(now, self.limits.send_timeout), None),
-                stalled => (
-                    at(stalled, self.limits.send_timeout),
-                    Some(Closed::SendTimeout),
-                ),
+                NEVER => (look_again, None),
+                stalled => (at(stalled, limits.send_timeout), Some(Closed::SendTimeout)),
             }
         } else {
             match connection.head_started.load(Ordering::Acquire) {
-                NEVER if connection.answered.load(Ordering::Acquire) => (
-                    at(
+                NEVER if connection.answered.load(Ordering::Acquire) => {
+                    let idle = at(
                         connection.waiting_since.load(Ordering::Acquire),
-                        self.limits.idle_timeout,
-                    ),
-                    Some(Closed::IdleTimeout),
-                ),
+                        limits.idle_timeout,
+                    );
+                    match idle <= look_again {
+                        true => (idle, Some(Closed::IdleTimeout)),
+                        false => (look_again, None),
+                    }
+                }
                 NEVER => (
-                    at(connection.accepted, self.limits.head_timeout),
+                    at(connection.accepted, limits.head_timeout),
                     Some(Closed::HeadTimeout),
                 ),
-                started => (
-                    at(started, self.limits.head_timeout),
-                    Some(Closed::HeadTimeout),
-                ),
+                started => (at(started, limits.head_timeout), Some(Closed::HeadTimeout)),
             }
         };
         match why {
@@ -343,12 +346,6 @@ impl Connection {
         self.answered.store(true, Ordering::Release);
         self.waiting_since.store(self.now(), Ordering::Release);
         self.in_flight.fetch_sub(1, Ordering::AcqRel);
-        self.ended.notify_one();
-    }
-
-    /// Completes when a request of this connection ends.
-    pub fn request_ends(&self) -> OwnedNotified {
-        Arc::clone(&self.ended).notified_owned()
     }
 
     /// Completes when the listener closes this connection for room.

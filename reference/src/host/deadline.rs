@@ -75,7 +75,8 @@ where
         let request = request.map(|body| {
             DeadlineBody {
                 inner: body,
-                deadline: Box::pin(tokio::time::sleep(within)),
+                deadline: tokio::time::Instant::now() + within,
+                timer: None,
                 done: false,
                 missed: Arc::clone(&missed),
             }
@@ -107,10 +108,13 @@ where
 #[error("the request's body did not arrive within its deadline")]
 pub struct BodyTooSlow;
 
-/// A body that fails once its deadline passes before its end.
+/// A body that fails once its deadline passes before its end. The timer is
+/// set only when the body has to be waited for: a body that has arrived
+/// with its head (most do) costs none.
 struct DeadlineBody {
     inner: Body,
-    deadline: Pin<Box<tokio::time::Sleep>>,
+    deadline: tokio::time::Instant,
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
     done: bool,
     missed: Arc<AtomicBool>,
 }
@@ -123,16 +127,30 @@ impl HttpBody for DeadlineBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, BodyError>>> {
-        if !self.done && self.deadline.as_mut().poll(cx).is_ready() {
-            self.done = true;
-            self.missed.store(true, Ordering::Relaxed);
-            return Poll::Ready(Some(Err(BodyError::new(BodyTooSlow))));
+        if self.done {
+            return Pin::new(&mut self.inner).poll_frame(cx);
         }
         let polled = Pin::new(&mut self.inner).poll_frame(cx);
-        if matches!(polled, Poll::Ready(None)) {
-            self.done = true;
+        match polled {
+            Poll::Ready(None) => {
+                self.done = true;
+                return polled;
+            }
+            Poll::Ready(Some(_)) if tokio::time::Instant::now() < self.deadline => return polled,
+            Poll::Pending => {
+                let deadline = self.deadline;
+                let timer = self
+                    .timer
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+                if timer.as_mut().poll(cx).is_pending() {
+                    return Poll::Pending;
+                }
+            }
+            Poll::Ready(Some(_)) => {}
         }
-        polled
+        self.done = true;
+        self.missed.store(true, Ordering::Relaxed);
+        Poll::Ready(Some(Err(BodyError::new(BodyTooSlow))))
     }
 
     fn is_end_stream(&self) -> bool {

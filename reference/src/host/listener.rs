@@ -124,8 +124,6 @@ async fn serve_connection(
     tokio::pin!(deadline);
     let evicted = connection.evicted();
     tokio::pin!(evicted);
-    let ended = connection.request_ends();
-    tokio::pin!(ended);
     loop {
         tokio::select! {
             // A client that misbehaves only loses its own connection.
@@ -137,12 +135,6 @@ async fn serve_connection(
                     break;
                 }
             },
-            // A request ended: the keep-alive deadline is due, not the
-            // send deadline the timer was set for while it ran.
-            () = &mut ended => {
-                ended.set(connection.request_ends());
-                deadline.as_mut().reset(tokio::time::Instant::now());
-            }
             () = &mut evicted => break,
         }
     }
