@@ -361,7 +361,8 @@ impl Gateway {
                 if let Err(refusal) = request::build(tool, arguments, &self.bare) {
                     return (self.failure(refusal.into()), None);
                 }
-                match exchange.credentialed().await {
+                // Boxed, as the rare path: its future is large.
+                match Box::pin(exchange.credentialed()).await {
                     Ok(token) => match request::build(tool, arguments, &token.destination) {
                         Ok(outbound) => (outbound, token.masker),
                         Err(refusal) => return (self.failure(refusal.into()), None),
@@ -381,7 +382,7 @@ impl Gateway {
             Ok(turn) => Ok(turn),
             Err(_) => {
                 let _waiting = self.meter.as_ref().map(ApiMeter::waiting);
-                tokio::time::timeout(deadline, self.turns.acquire())
+                Box::pin(tokio::time::timeout(deadline, self.turns.acquire()))
                     .await
                     .map_err(drop)
                     .and_then(|acquired| acquired.map_err(drop))
@@ -404,7 +405,10 @@ impl Gateway {
         let target = outbound.target();
         let budget = answer::read_budget(&masker);
         // TC-REQ-001, TC-SEND-001: sent once, whatever comes back.
-        let delivered = match self.deliverer.send(outbound, budget).await {
+        // Boxed: the exchange's future is most of a call's state, and each
+        // future the call is in (MCP's, the layers') would hold its size,
+        // and copy it as it is made.
+        let delivered = match Box::pin(self.deliverer.send(outbound, budget)).await {
             Ok(delivered) => delivered,
             Err(failure) => {
                 let message = failure.into_message(target, self.deliverer.deadline());

@@ -445,7 +445,9 @@ impl HttpEndpoint {
             self.close_idle_sessions().await;
         }
         if !self.gate.admits(&request) {
-            return self.by_rmcp(request).await;
+            // Boxed: rmcp's transport is the rare path and its future is
+            // large, and every future the call is in would hold its size.
+            return Box::pin(self.by_rmcp(request)).await;
         }
         let (parts, body) = request.into_parts();
         let body = match lean::read_body(body, REQUEST_BODY_LIMIT).await {
@@ -492,9 +494,8 @@ impl HttpEndpoint {
             Posted::Initialized | Posted::Other => {}
         }
         let session = session_of(&parts.headers);
-        let response = self
-            .by_rmcp(hyper::Request::from_parts(parts, Full::new(body)))
-            .await;
+        let response =
+            Box::pin(self.by_rmcp(hyper::Request::from_parts(parts, Full::new(body)))).await;
         if let (true, Some(id), Some(table)) = (initialized, session, self.gate.sessions()) {
             if response.status().is_success() {
                 table.initialized(&id);

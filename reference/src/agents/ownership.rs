@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
+use futures::future::Either;
 use hyper::{Method, Request, Response, StatusCode};
 use tower::{Layer, Service};
 
@@ -75,6 +76,10 @@ pub struct SessionOwnership<S> {
 
 type Pending<R, E> = Pin<Box<dyn Future<Output = Result<R, E>> + Send>>;
 
+/// The inner service's own future where nothing is to be done, so that a
+/// request passed on costs no box of its own.
+type PassedOrPending<F, R, E> = futures::future::Either<F, Pending<R, E>>;
+
 impl<S, B, ResBody> Service<Request<B>> for SessionOwnership<S>
 where
     S: Service<Request<B>, Response = Response<ResBody>> + Clone + Send + 'static,
@@ -85,7 +90,7 @@ where
 {
     type Response = Response<ResBody>;
     type Error = S::Error;
-    type Future = Pending<Self::Response, Self::Error>;
+    type Future = PassedOrPending<S::Future, Self::Response, Self::Error>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -101,7 +106,7 @@ where
             .filter(|admitted| admitted.told_apart())
             .map(|admitted| (admitted.principal.clone(), admitted.agent.clone()));
         let Some((principal, agent)) = told_apart else {
-            return Box::pin(inner.call(request));
+            return Either::Left(inner.call(request));
         };
         let asked = request
             .headers()
@@ -117,18 +122,18 @@ where
                     "agent refused: it showed the ID of another agent's session"
                 );
                 let refused = plain(StatusCode::NOT_FOUND, NO_SUCH_SESSION.to_owned());
-                return Box::pin(async move { Ok(refused) });
+                return Either::Right(Box::pin(async move { Ok(refused) }));
             }
         }
         let method = request.method().clone();
-        Box::pin(async move {
+        Either::Right(Box::pin(async move {
             let response = inner.call(request).await?;
             let answered = Answered::of(&response);
             layer
                 .note(&method, asked.as_deref(), &answered, &principal)
                 .await;
             Ok(response)
-        })
+        }))
     }
 }
 
@@ -200,7 +205,7 @@ mod tests {
         Request<Full<Bytes>>,
         Response = Response<Full<Bytes>>,
         Error = std::convert::Infallible,
-        Future = impl Send,
+        Future = impl Future<Output = Result<Response<Full<Bytes>>, std::convert::Infallible>> + Send,
     > + Clone {
         tower::service_fn(move |request: Request<Full<Bytes>>| {
             calls.fetch_add(1, Ordering::Relaxed);

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use futures::future::Either;
 use http_body_util::{BodyExt as _, Limited as LimitedBody};
 use hyper::header::{HeaderValue, RETRY_AFTER};
 use hyper::{Method, StatusCode};
@@ -70,6 +71,10 @@ pub struct AgentLimited<S> {
 
 type Answered = Pin<Box<dyn Future<Output = Result<Response, std::convert::Infallible>> + Send>>;
 
+/// The inner service's own future where nothing is to be done, so that a
+/// request passed on costs no box of its own.
+type PassedOrAnswered<F> = Either<F, Answered>;
+
 impl<S> Service<Request> for AgentLimited<S>
 where
     S: Service<Request, Response = Response, Error = std::convert::Infallible>
@@ -80,7 +85,7 @@ where
 {
     type Response = Response;
     type Error = std::convert::Infallible;
-    type Future = Answered;
+    type Future = PassedOrAnswered<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -89,13 +94,13 @@ where
     fn call(&mut self, request: Request) -> Self::Future {
         let limits = match &self.layer.limits {
             Some(limits) if request.method() == Method::POST => Arc::clone(limits),
-            _ => return Box::pin(self.inner.call(request)),
+            _ => return Either::Left(self.inner.call(request)),
         };
         let inner = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, inner);
         let refusals = self.layer.refusals.clone();
         let agent = agent_of(&request);
-        Box::pin(async move {
+        Either::Right(Box::pin(async move {
             let (parts, body) = request.into_parts();
             let body = match LimitedBody::new(body, COUNTED_BODY_LIMIT).collect().await {
                 Ok(collected) => collected.to_bytes(),
@@ -125,7 +130,7 @@ where
                     Ok(over_the_limit(&refusals, limited))
                 }
             }
-        })
+        }))
     }
 }
 

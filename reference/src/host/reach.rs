@@ -9,6 +9,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use futures::future::Either;
 use http_body_util::{BodyExt as _, Limited};
 use hyper::StatusCode;
 use tower::{Layer, Service};
@@ -58,6 +59,10 @@ pub struct ToolReach<S> {
 
 type Answered = Pin<Box<dyn Future<Output = Result<Response, std::convert::Infallible>> + Send>>;
 
+/// The inner service's own future where nothing is to be done, so that a
+/// request passed on costs no box of its own.
+type PassedOrAnswered<F> = Either<F, Answered>;
+
 impl<S> Service<Request> for ToolReach<S>
 where
     S: Service<Request, Response = Response, Error = std::convert::Infallible>
@@ -68,25 +73,25 @@ where
 {
     type Response = Response;
     type Error = std::convert::Infallible;
-    type Future = Answered;
+    type Future = PassedOrAnswered<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
     }
 
-    fn call(&mut self, mut request: Request) -> Self::Future {
+    fn call(&mut self, request: Request) -> Self::Future {
         let reach = request
             .extensions()
             .get::<Admitted>()
             .map_or(Reach::All, |admitted| admitted.reach);
+        // Every tool is MCP's default: nothing to say.
         if reach == Reach::All {
-            request.extensions_mut().insert(ToolsAllowed::All);
-            return Box::pin(self.inner.call(request));
+            return Either::Left(self.inner.call(request));
         }
         let inner = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, inner);
         let layer = self.layer.clone();
-        Box::pin(async move {
+        Either::Right(Box::pin(async move {
             let (mut parts, body) = request.into_parts();
             let body = match Limited::new(body, PEEKED_BODY_LIMIT).collect().await {
                 Ok(collected) => collected.to_bytes(),
@@ -110,7 +115,7 @@ where
             parts.extensions.insert(ToolsAllowed::ReadOnly);
             let body = whole(body);
             inner.call(Request::from_parts(parts, body)).await
-        })
+        }))
     }
 }
 
@@ -211,6 +216,7 @@ mod tests {
                 .expect("answered"),
         )
         .await;
-        assert_eq!((status, said.as_str()), (StatusCode::OK, "Some(All)"));
+        // Every tool is MCP's default: nothing said.
+        assert_eq!((status, said.as_str()), (StatusCode::OK, "None"));
     }
 }
