@@ -1,7 +1,8 @@
 //! The metrics, and the recorder each API's calls go through.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use prometheus_client::encoding::EncodeLabelSet;
@@ -184,11 +185,29 @@ impl Metrics {
         self.registry.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The recorder of one API's calls.
+    /// The recorder of one API's calls, its series looked up once.
     pub fn api(self: &Arc<Self>, api: &str) -> ApiMeter {
+        let labels = ApiLabels {
+            api: api.to_owned(),
+        };
+        let class = |class: &str| {
+            self.upstream
+                .get_or_create(&ClassLabels {
+                    api: api.to_owned(),
+                    class: class.to_owned(),
+                })
+                .clone()
+        };
         ApiMeter {
             api: api.to_owned(),
             metrics: Arc::clone(self),
+            series: Arc::new(ApiSeries {
+                durations: self.durations.get_or_create(&labels).clone(),
+                in_flight: self.in_flight.get_or_create(&labels).clone(),
+                waiting: self.waiting.get_or_create(&labels).clone(),
+                classes: ["1xx", "2xx", "3xx", "4xx", "5xx"].map(class),
+                calls: RwLock::default(),
+            }),
         }
     }
 
@@ -286,6 +305,19 @@ impl Metrics {
 pub struct ApiMeter {
     api: String,
     metrics: Arc<Metrics>,
+    series: Arc<ApiSeries>,
+}
+
+/// One API's series, kept rather than looked up (and their labels made)
+/// on every call: a call costs a few atomic additions.
+struct ApiSeries {
+    durations: Histogram,
+    in_flight: Gauge,
+    waiting: Gauge,
+    /// The API's answers by status class, 1xx to 5xx.
+    classes: [Counter; 5],
+    /// Calls by tool, then by outcome.
+    calls: RwLock<HashMap<String, Vec<(String, Counter)>>>,
 }
 
 impl std::fmt::Debug for ApiMeter {
@@ -304,50 +336,76 @@ impl Drop for Counted {
 }
 
 impl ApiMeter {
-    fn labels(&self) -> ApiLabels {
-        ApiLabels {
-            api: self.api.clone(),
-        }
-    }
-
     /// A call waiting for a turn, until dropped.
     pub fn waiting(&self) -> Counted {
-        let gauge = self.metrics.waiting.get_or_create(&self.labels()).clone();
+        let gauge = self.series.waiting.clone();
         gauge.inc();
         Counted(gauge)
     }
 
     /// A call sending or answering, until dropped.
     pub fn in_flight(&self) -> Counted {
-        let gauge = self.metrics.in_flight.get_or_create(&self.labels()).clone();
+        let gauge = self.series.in_flight.clone();
         gauge.inc();
         Counted(gauge)
     }
 
-    /// A call answered: its tool, its outcome (`ok` or a catalogue code),
-    /// the API's status if it answered, and how long the call took.
-    pub fn answered(&self, tool: &str, outcome: &str, status: Option<u16>, took: Duration) {
-        self.metrics
+    /// The counter of `tool`'s calls that ended in `outcome`, made on its
+    /// first use.
+    fn calls(&self, tool: &str, outcome: &str) -> Counter {
+        let series = &self.series.calls;
+        let known = series
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(tool)
+            .and_then(|outcomes| {
+                outcomes
+                    .iter()
+                    .find(|(known, _)| known == outcome)
+                    .map(|(_, counter)| counter.clone())
+            });
+        if let Some(counter) = known {
+            return counter;
+        }
+        let counter = self
+            .metrics
             .calls
             .get_or_create(&CallLabels {
                 api: self.api.clone(),
                 tool: tool.to_owned(),
                 outcome: outcome.to_owned(),
             })
-            .inc();
+            .clone();
+        series
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(tool.to_owned())
+            .or_default()
+            .push((outcome.to_owned(), counter.clone()));
+        counter
+    }
+
+    /// A call answered: its tool, its outcome (`ok` or a catalogue code),
+    /// the API's status if it answered, and how long the call took.
+    pub fn answered(&self, tool: &str, outcome: &str, status: Option<u16>, took: Duration) {
+        self.calls(tool, outcome).inc();
         if let Some(status) = status {
-            self.metrics
-                .upstream
-                .get_or_create(&ClassLabels {
-                    api: self.api.clone(),
-                    class: format!("{}xx", status / 100),
-                })
-                .inc();
+            match usize::from(status / 100).checked_sub(1) {
+                Some(class) if class < 5 => {
+                    self.series.classes[class].inc();
+                }
+                _ => {
+                    self.metrics
+                        .upstream
+                        .get_or_create(&ClassLabels {
+                            api: self.api.clone(),
+                            class: format!("{}xx", status / 100),
+                        })
+                        .inc();
+                }
+            }
         }
-        self.metrics
-            .durations
-            .get_or_create(&self.labels())
-            .observe(took.as_secs_f64());
+        self.series.durations.observe(took.as_secs_f64());
     }
 
     /// An access token fetched for the API, or a fetch that failed.
