@@ -141,9 +141,15 @@ mod tests {
         )
     }
 
-    async fn admit(gate: Arc<Gate>, authorization: Option<&str>) -> (StatusCode, Seen, String) {
+    /// The answer's status, what the service saw, the challenge, and the
+    /// metrics after.
+    async fn admit(
+        gate: Arc<Gate>,
+        authorization: Option<&str>,
+    ) -> (StatusCode, Seen, String, String) {
         let seen = Seen::default();
-        let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
+        let metrics = Arc::new(Metrics::new());
+        let refusals = Refusals::new(Arc::clone(&metrics), "default", None);
         let mut service =
             Admission::<Full<Bytes>>::layer(gate, refusals).layer(inner(Arc::clone(&seen)));
         let mut request = Request::new(Full::new(Bytes::new()));
@@ -166,12 +172,12 @@ mod tests {
             .map(|v| v.to_str().expect("ASCII").to_owned())
             .unwrap_or_default();
         let _ = response.into_body().collect().await;
-        (status, seen, challenge)
+        (status, seen, challenge, metrics.encode())
     }
 
     #[tokio::test]
     async fn a_known_key_lets_its_agent_in_without_its_credential() {
-        let (status, seen, _) = admit(gate(true), Some("Bearer key-of-ada-1d2e")).await;
+        let (status, seen, _, _) = admit(gate(true), Some("Bearer key-of-ada-1d2e")).await;
         assert_eq!(status, StatusCode::OK);
         let seen = seen.lock().expect("seen");
         let (admitted, authorization) = &seen[0];
@@ -185,9 +191,17 @@ mod tests {
 
     #[tokio::test]
     async fn no_key_or_a_wrong_one_is_refused_before_the_service() {
-        for shown in [None, Some("Bearer key-of-eve-0000"), Some("Basic YWRhOg==")] {
-            let (status, seen, challenge) = admit(gate(true), shown).await;
+        for (shown, reason) in [
+            (None, "no_credential"),
+            (Some("Bearer key-of-eve-0000"), "key_unknown"),
+            (Some("Basic YWRhOg=="), "no_credential"),
+        ] {
+            let (status, seen, challenge, counted) = admit(gate(true), shown).await;
             assert_eq!(status, StatusCode::UNAUTHORIZED, "{shown:?}");
+            assert!(
+                counted.contains(&format!(r#"reason="{reason}""#)),
+                "{shown:?}: {counted}"
+            );
             assert!(challenge.starts_with("Bearer "), "{challenge}");
             assert!(
                 seen.lock().expect("seen").is_empty(),
@@ -198,7 +212,7 @@ mod tests {
 
     #[tokio::test]
     async fn an_open_gate_lets_anyone_in_and_still_takes_the_header_out() {
-        let (status, seen, _) = admit(gate(false), Some("Bearer whatever")).await;
+        let (status, seen, _, _) = admit(gate(false), Some("Bearer whatever")).await;
         assert_eq!(status, StatusCode::OK);
         let seen = seen.lock().expect("seen");
         let (admitted, authorization) = &seen[0];

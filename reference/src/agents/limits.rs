@@ -261,6 +261,8 @@ mod tests {
         assert!(limits.take("b", 2).await.is_ok(), "another agent's own");
         drop(one);
         let three = limits.take("a", 1).await.expect("a place again");
+        // The refusal and the ended call took nothing from the count.
+        assert!(limits.take("a", 1).await.is_err(), "two in flight again");
         drop((two, three));
         assert_eq!(limits.in_flight("a"), 0, "forgotten once idle");
         assert!(limits.take("a", 3).await.is_err(), "a batch over the limit");

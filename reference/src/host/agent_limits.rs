@@ -208,7 +208,8 @@ mod tests {
             },
             None,
         );
-        let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
+        let metrics = Arc::new(Metrics::new());
+        let refusals = Refusals::new(Arc::clone(&metrics), "default", None);
         let service = AgentLimitsLayer::new(limits, refusals).layer(slow());
         let first = tokio::spawn(service.clone().oneshot(post("key ada", CALL)));
         tokio::task::yield_now().await;
@@ -219,6 +220,15 @@ mod tests {
             .expect("answered");
         assert_eq!(second.status(), StatusCode::TOO_MANY_REQUESTS);
         assert_eq!(second.headers()[RETRY_AFTER], "1");
+        let told = second.into_body().collect().await.expect("read").to_bytes();
+        let told = String::from_utf8_lossy(&told);
+        assert!(told.starts_with("[AGENT_RATE_LIMITED]"), "{told}");
+        assert!(told.contains("calls in flight"), "{told}");
+        assert!(
+            metrics.encode().contains(r#"reason="in_flight""#),
+            "{}",
+            metrics.encode()
+        );
         // Another agent, a notification and a stream are not held back.
         let other = service
             .clone()
