@@ -554,7 +554,58 @@ impl Authorities {
 
 #[cfg(test)]
 mod tests {
-    use super::metadata_urls;
+    use super::*;
+    use serde_json::json;
+    use wiremock::matchers::path;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    /// A JWKS of one RSA key under `kid`, its modulus 256 `byte`s: a
+    /// `byte` of its own tells the keys apart.
+    fn one_key(kid: &str, byte: u8) -> ResponseTemplate {
+        use base64::Engine as _;
+        let n = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode([byte; 256]);
+        ResponseTemplate::new(200).set_body_json(json!({
+            "keys": [{"kty": "RSA", "kid": kid, "alg": "RS256", "n": n, "e": "AQAB"}]
+        }))
+    }
+
+    #[tokio::test]
+    async fn another_key_published_under_the_same_id_is_not_the_one_held() {
+        let server = MockServer::start().await;
+        let issuer = server.uri();
+        Mock::given(path("/.well-known/oauth-authorization-server"))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")})),
+            )
+            .mount(&server)
+            .await;
+        Mock::given(path("/jwks"))
+            .respond_with(one_key("k", 0xC5))
+            .up_to_n_times(1)
+            .mount(&server)
+            .await;
+        Mock::given(path("/jwks"))
+            .respond_with(one_key("k", 0xD7))
+            .mount(&server)
+            .await;
+        let authority = Arc::new(Authority::new(
+            &issuer,
+            crate::agents::authority_client().expect("a client"),
+            Duration::from_secs(10),
+            Cleartext::LoopbackOnly,
+        ));
+        let Lookup::Found(verifier) = authority.key(Some("k")).await else {
+            panic!("the key is not found");
+        };
+        let held = verifier.held_as;
+        assert_eq!(authority.still_holds(&held), StillHeld::Yes);
+
+        // The issuer now publishes another key under the same id.
+        let seen = authority.held().fetched;
+        authority.refresh(seen, Urgency::Now).await;
+        assert_eq!(authority.still_holds(&held), StillHeld::Withdrawn);
+    }
 
     #[test]
     fn metadata_is_looked_for_where_both_standards_put_it() {
