@@ -631,21 +631,14 @@ async fn an_unreachable_authorization_server_fails_closed_and_is_taken_back() {
         assert!(answer.body.starts_with("[AGENT_CHECK_UNAVAILABLE]"));
     }
     wait_for_log(&gateway, "cannot fetch the authorization server's keys", 1);
-    assert_eq!(
-        gateway
-            .stderr_so_far()
-            .matches("cannot fetch the authorization server's keys")
-            .count(),
-        1,
-        "one line for the outage"
-    );
 
     server = AuthorizationServer::start_on(port, &state, &[resource.clone(), other]);
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let answer = post_2026(&resource, &bearer(&token), "tools/list", json!({})).await;
     assert_eq!(answer.status, 200, "{}", answer.body);
     wait_for_log(&gateway, "answers again", 1);
-    // Lines are written in order: the outage's are all in by now.
+    // Lines are written in order: every line of the outage is in by now,
+    // and there is one.
     assert_eq!(
         gateway
             .stderr_so_far()
