@@ -121,24 +121,26 @@ mod tests {
 
     fn gate(keys: bool) -> Arc<Gate> {
         static FILES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let settings = if keys {
+        let file = keys.then(|| {
             // A file of each test's own: tests run at once.
             let n = FILES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let file =
                 std::env::temp_dir().join(format!("admission-{}-{n}.keys", std::process::id()));
             std::fs::write(&file, line_for("key-of-ada-1d2e", "ada")).expect("written");
-            AgentsSettings {
-                keys: Some(KeysSettings { file, header: None }),
-                oauth: None,
-            }
-        } else {
-            AgentsSettings::default()
+            file
+        });
+        let settings = AgentsSettings {
+            keys: file.clone().map(|file| KeysSettings { file, header: None }),
+            oauth: None,
         };
         let resource = Resource::at("http://localhost", "/mcp");
         let client = authority_client().expect("a client");
-        Arc::new(
-            Gate::build(&settings, resource, &Authorities::default(), &client).expect("a gate"),
-        )
+        let gate = Gate::build(&settings, resource, &Authorities::default(), &client);
+        // The gate read the file whole; nothing is left behind in the temp dir.
+        if let Some(file) = file {
+            std::fs::remove_file(file).expect("removed");
+        }
+        Arc::new(gate.expect("a gate"))
     }
 
     /// The answer's status, what the service saw, the challenge, and the
