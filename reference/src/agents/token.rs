@@ -94,6 +94,8 @@ struct Claims {
     client_id: Option<String>,
     exp: u64,
     #[serde(default)]
+    nbf: Option<u64>,
+    #[serde(default)]
     scope: Option<String>,
     /// Some servers list scopes as `scp`, a string or an array.
     #[serde(default)]
@@ -137,8 +139,13 @@ impl TokenCheck {
 
     /// Who the token lets in, and to which tools.
     pub async fn check(&self, token: &str) -> Result<Admitted, Refusal> {
+        self.check_at(token, now()).await
+    }
+
+    /// [`TokenCheck::check`] at `now` (seconds since 1970): one clock for
+    /// the token's `exp` and `nbf` and for how long it is kept.
+    async fn check_at(&self, token: &str, now: u64) -> Result<Admitted, Refusal> {
         let fingerprint = sha256(token.as_bytes());
-        let now = now();
         let kept = match self.kept_token(&fingerprint).filter(|kept| now < kept.exp) {
             Some(kept) => kept,
             None => {
@@ -228,16 +235,15 @@ impl TokenCheck {
             return Err(invalid("its algorithm is not the one its key is for"));
         }
         let mut validation = Validation::new(header.alg);
-        validation.leeway = LEEWAY;
-        validation.validate_nbf = true;
+        // `exp` and `nbf` are judged below, on the clock the kept tokens
+        // are judged on.
+        validation.validate_exp = false;
         validation.set_issuer(&[authority.issuer()]);
         validation.set_audience(&[&self.resource]);
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         let data =
             jsonwebtoken::decode::<Claims>(token, &verifier.key, &validation).map_err(|error| {
                 invalid(match error.kind() {
-                    ErrorKind::ExpiredSignature => "it has expired",
-                    ErrorKind::ImmatureSignature => "it is not valid yet (`nbf`)",
                     ErrorKind::InvalidAudience => {
                         "it is for another resource: its `aud` is not this endpoint"
                     }
@@ -249,6 +255,15 @@ impl TokenCheck {
                 })
             })?;
         let claims = data.claims;
+        if claims.exp.saturating_add(LEEWAY) < now {
+            return Err(invalid("it has expired"));
+        }
+        if claims
+            .nbf
+            .is_some_and(|nbf| nbf > now.saturating_add(LEEWAY))
+        {
+            return Err(invalid("it is not valid yet (`nbf`)"));
+        }
         let granted = granted_scopes(&claims);
         let reach = match &self.scopes {
             None => Reach::All,
@@ -334,4 +349,432 @@ fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| since.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::authority_client;
+    use crate::cleartext::Cleartext;
+    use ring::rand::SystemRandom;
+    use ring::signature::{EcdsaKeyPair, KeyPair as _, ECDSA_P256_SHA256_FIXED_SIGNING};
+    use serde_json::{json, Value};
+    use std::time::Duration;
+    use wiremock::matchers::path;
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    const RESOURCE: &str = "https://mcp.example.com/mcp/pets";
+
+    fn b64(bytes: &[u8]) -> String {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    }
+
+    /// An ES256 key of the issuer's, under `kid`.
+    struct SigningKey {
+        kid: String,
+        pkcs8: Vec<u8>,
+        /// The uncompressed point: 0x04, then x and y of 32 bytes each.
+        public: Vec<u8>,
+    }
+
+    impl SigningKey {
+        fn new(kid: &str) -> SigningKey {
+            let random = SystemRandom::new();
+            let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &random)
+                .expect("a key pair")
+                .as_ref()
+                .to_vec();
+            let public =
+                EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &pkcs8, &random)
+                    .expect("the pair reads")
+                    .public_key()
+                    .as_ref()
+                    .to_vec();
+            SigningKey {
+                kid: kid.to_owned(),
+                pkcs8,
+                public,
+            }
+        }
+
+        /// Its JWK; `pinned` names its algorithm there.
+        fn jwk(&self, pinned: bool) -> Value {
+            let mut jwk = json!({
+                "kty": "EC", "crv": "P-256", "kid": self.kid, "use": "sig",
+                "x": b64(&self.public[1..33]), "y": b64(&self.public[33..65]),
+            });
+            if pinned {
+                jwk["alg"] = json!("ES256");
+            }
+            jwk
+        }
+
+        fn sign(&self, claims: &Value) -> String {
+            let mut header = jsonwebtoken::Header::new(Algorithm::ES256);
+            header.kid = Some(self.kid.clone());
+            jsonwebtoken::encode(
+                &header,
+                claims,
+                &jsonwebtoken::EncodingKey::from_ec_der(&self.pkcs8),
+            )
+            .expect("the token is signed")
+        }
+    }
+
+    /// An authorization server on loopback: its metadata, and the keys it
+    /// is told to publish.
+    struct Issuer {
+        server: MockServer,
+    }
+
+    impl Issuer {
+        async fn start() -> Issuer {
+            Issuer {
+                server: MockServer::start().await,
+            }
+        }
+
+        fn url(&self) -> String {
+            self.server.uri()
+        }
+
+        /// Publishes these keys from now on (`true`: the JWK pins ES256).
+        async fn publish(&self, keys: &[(&SigningKey, bool)]) {
+            self.server.reset().await;
+            let url = self.url();
+            Mock::given(path("/.well-known/oauth-authorization-server"))
+                .respond_with(
+                    ResponseTemplate::new(200)
+                        .set_body_json(json!({"issuer": url, "jwks_uri": format!("{url}/jwks")})),
+                )
+                .mount(&self.server)
+                .await;
+            let keys: Vec<Value> = keys.iter().map(|(key, pinned)| key.jwk(*pinned)).collect();
+            Mock::given(path("/jwks"))
+                .respond_with(ResponseTemplate::new(200).set_body_json(json!({ "keys": keys })))
+                .mount(&self.server)
+                .await;
+        }
+
+        /// A good token's claims at `at`, with `changes` laid over them
+        /// (`null` takes a claim out).
+        fn claims(&self, at: u64, changes: Value) -> Value {
+            let mut claims = json!({
+                "iss": self.url(), "aud": RESOURCE, "sub": "ada", "client_id": "ada-agent",
+                "iat": at, "exp": at + 600, "scope": "mcp:read mcp:write",
+            });
+            for (name, value) in changes.as_object().expect("an object") {
+                match value {
+                    Value::Null => claims.as_object_mut().expect("an object").remove(name),
+                    value => claims
+                        .as_object_mut()
+                        .expect("an object")
+                        .insert(name.clone(), value.clone()),
+                };
+            }
+            claims
+        }
+
+        /// The tokens of this issuer, its keys fetched again whenever a
+        /// token names one not held.
+        fn check(&self, scopes: Option<ScopeNames>) -> TokenCheck {
+            let authority = Authority::new(
+                &self.url(),
+                authority_client().expect("a client"),
+                Duration::ZERO,
+                Cleartext::LoopbackOnly,
+            );
+            TokenCheck::new(
+                RESOURCE.to_owned(),
+                vec![Arc::new(authority)],
+                scopes,
+                DEFAULT_ALGORITHMS.to_vec(),
+            )
+            .expect("a check")
+        }
+    }
+
+    fn scope_names() -> ScopeNames {
+        ScopeNames {
+            read: "mcp:read".to_owned(),
+            write: "mcp:write".to_owned(),
+        }
+    }
+
+    /// Why the token was refused as invalid.
+    fn why(verdict: Result<Admitted, Refusal>) -> String {
+        match verdict {
+            Err(Refusal::TokenInvalid { why }) => why,
+            other => panic!("not refused as invalid: {other:?}"),
+        }
+    }
+
+    /// A token of this header and these claims, its signature bytes made up.
+    fn forged(header: Value, claims: &Value) -> String {
+        format!(
+            "{}.{}.{}",
+            b64(header.to_string().as_bytes()),
+            b64(claims.to_string().as_bytes()),
+            b64(b"not a signature")
+        )
+    }
+
+    #[tokio::test]
+    async fn a_valid_token_lets_in_its_client_for_its_subject() {
+        let issuer = Issuer::start().await;
+        let key = SigningKey::new("k1");
+        issuer.publish(&[(&key, true)]).await;
+        let check = issuer.check(None);
+        let admitted = check
+            .check(&key.sign(&issuer.claims(now(), json!({}))))
+            .await
+            .expect("admitted");
+        let principal = format!("token:{} ada", issuer.url());
+        assert_eq!(
+            admitted,
+            Admitted {
+                agent: "ada-agent".to_owned(),
+                account: principal.clone(),
+                principal,
+                reach: Reach::All,
+            }
+        );
+        assert_eq!(check.issuers().collect::<Vec<_>>(), [issuer.url()]);
+        assert_eq!(check.scopes(), None);
+    }
+
+    #[tokio::test]
+    async fn the_scopes_granted_say_which_tools_it_may_call() {
+        let issuer = Issuer::start().await;
+        let key = SigningKey::new("k1");
+        issuer.publish(&[(&key, true)]).await;
+        let check = issuer.check(Some(scope_names()));
+        assert_eq!(check.scopes(), Some(&scope_names()));
+        let at = now();
+        for (granted, reach) in [
+            (json!({"scope": "mcp:read mcp:write"}), Some(Reach::All)),
+            (json!({"scope": "profile mcp:read"}), Some(Reach::ReadOnly)),
+            (json!({"scope": null, "scp": "mcp:write"}), Some(Reach::All)),
+            (
+                json!({"scope": null, "scp": ["x", "mcp:read"]}),
+                Some(Reach::ReadOnly),
+            ),
+            (json!({"scope": "profile"}), None),
+            (json!({"scope": null}), None),
+        ] {
+            let verdict = check
+                .check_at(&key.sign(&issuer.claims(at, granted.clone())), at)
+                .await;
+            match reach {
+                Some(reach) => assert_eq!(verdict.map(|a| a.reach), Ok(reach), "{granted}"),
+                None => assert_eq!(
+                    verdict,
+                    Err(Refusal::ScopeInsufficient {
+                        needed: "mcp:read".to_owned()
+                    }),
+                    "{granted}"
+                ),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn each_refusal_says_what_is_wrong_with_the_token() {
+        let issuer = Issuer::start().await;
+        let (pinned, unpinned) = (SigningKey::new("pinned"), SigningKey::new("unpinned"));
+        issuer.publish(&[(&pinned, true), (&unpinned, false)]).await;
+        let check = issuer.check(None);
+        let at = now();
+        let claims = |changes| issuer.claims(at, changes);
+        let cases = [
+            (
+                pinned.sign(&claims(json!({"exp": at - LEEWAY - 1}))),
+                "it has expired",
+            ),
+            (
+                pinned.sign(&claims(json!({"nbf": at + LEEWAY + 1}))),
+                "it is not valid yet (`nbf`)",
+            ),
+            (
+                pinned.sign(&claims(json!({"aud": "https://mcp.example.com/mcp/other"}))),
+                "it is for another resource: its `aud` is not this endpoint",
+            ),
+            (
+                pinned.sign(&claims(json!({"aud": null}))),
+                "it lacks `exp`, `iss` or `aud`",
+            ),
+            (
+                SigningKey::new("pinned").sign(&claims(json!({}))),
+                "its signature does not verify",
+            ),
+            (
+                forged(json!({"alg": "ES384", "kid": "pinned"}), &claims(json!({}))),
+                "its algorithm is not the one its key is for",
+            ),
+            (
+                forged(
+                    json!({"alg": "PS256", "kid": "unpinned"}),
+                    &claims(json!({})),
+                ),
+                "its algorithm is not the one its key is for",
+            ),
+            (
+                forged(json!({"alg": "HS256", "kid": "pinned"}), &claims(json!({}))),
+                "it is signed with HS256, which this gateway does not take",
+            ),
+            (
+                pinned.sign(&claims(json!({"iss": null}))),
+                "it names no issuer (`iss`)",
+            ),
+            (
+                pinned.sign(&claims(json!({"iss": "https://auth.example.com"}))),
+                "its issuer is not one this gateway trusts",
+            ),
+            (
+                "not a token".to_owned(),
+                "it is not a JWT with a header this gateway can read",
+            ),
+        ];
+        for (token, expected) in cases {
+            assert_eq!(why(check.check_at(&token, at).await), expected);
+        }
+        // Within the leeway either way, it is taken.
+        for changes in [json!({"exp": at - LEEWAY}), json!({"nbf": at + LEEWAY})] {
+            assert!(check
+                .check_at(&pinned.sign(&claims(changes)), at)
+                .await
+                .is_ok());
+        }
+    }
+
+    #[tokio::test]
+    async fn a_kept_token_is_refused_once_past_its_exp() {
+        let issuer = Issuer::start().await;
+        let key = SigningKey::new("k1");
+        issuer.publish(&[(&key, true)]).await;
+        let check = issuer.check(None);
+        let at = now();
+        let exp = at + 60;
+        let token = key.sign(&issuer.claims(at, json!({ "exp": exp })));
+        assert!(check.check_at(&token, at).await.is_ok());
+        assert!(check.check_at(&token, exp + LEEWAY).await.is_ok());
+        assert_eq!(
+            why(check.check_at(&token, exp + LEEWAY + 1).await),
+            "it has expired"
+        );
+        // On the machine's own clock, an expired token is refused.
+        let expired = key.sign(&issuer.claims(at - 3600, json!({})));
+        assert_eq!(why(check.check(&expired).await), "it has expired");
+    }
+
+    #[tokio::test]
+    async fn a_token_of_a_key_not_published_is_refused_for_five_minutes() {
+        let issuer = Issuer::start().await;
+        let (known, later) = (SigningKey::new("known"), SigningKey::new("later"));
+        issuer.publish(&[(&known, true)]).await;
+        let check = issuer.check(None);
+        let at = now();
+        let token = later.sign(&issuer.claims(at, json!({})));
+        assert_eq!(why(check.check_at(&token, at).await), UNKNOWN_KEY);
+
+        // Published now, the key checks the token only once the refusal
+        // kept has run out.
+        issuer.publish(&[(&known, true), (&later, true)]).await;
+        let kept_until = at + REFUSAL_KEPT;
+        assert_eq!(
+            why(check.check_at(&token, kept_until - 1).await),
+            UNKNOWN_KEY
+        );
+        assert!(check.check_at(&token, kept_until).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_withdrawn_key_refuses_its_tokens_and_the_refusal_is_kept() {
+        let issuer = Issuer::start().await;
+        let (old, new) = (SigningKey::new("old"), SigningKey::new("new"));
+        issuer.publish(&[(&old, true)]).await;
+        let check = issuer.check(None);
+        let at = now();
+        let first = old.sign(&issuer.claims(at, json!({"sub": "first"})));
+        assert!(check.check_at(&first, at).await.is_ok());
+
+        // The issuer rotates: the fetch a token of the new key asks for
+        // shows the old one gone.
+        issuer.publish(&[(&new, true)]).await;
+        let renewed = new.sign(&issuer.claims(at, json!({})));
+        assert!(check.check_at(&renewed, at).await.is_ok());
+        assert_eq!(why(check.check_at(&first, at).await), WITHDRAWN);
+        let second = old.sign(&issuer.claims(at, json!({"sub": "second"})));
+        assert_eq!(why(check.check_at(&second, at).await), WITHDRAWN);
+
+        // Published again and fetched (for a token of a third key), the old
+        // key checks tokens anew once the refusal kept has run out.
+        let third = SigningKey::new("third");
+        issuer
+            .publish(&[(&old, true), (&new, true), (&third, true)])
+            .await;
+        let other = third.sign(&issuer.claims(at, json!({})));
+        assert!(check.check_at(&other, at).await.is_ok());
+        let kept_until = at + REFUSAL_KEPT;
+        assert_eq!(
+            why(check.check_at(&second, kept_until - 1).await),
+            WITHDRAWN
+        );
+        assert!(check.check_at(&second, kept_until).await.is_ok());
+    }
+
+    fn refused_until(exp: u64) -> Kept {
+        Kept {
+            exp,
+            verdict: Verdict::Refused(UNKNOWN_KEY),
+        }
+    }
+
+    #[test]
+    fn a_full_store_of_kept_tokens_drops_the_expired_first_then_all() {
+        let check = TokenCheck::new(String::new(), Vec::new(), None, Vec::new()).expect("a check");
+        let at = 1_000;
+        let fingerprint = |n: usize| sha256(&n.to_le_bytes());
+        // Half expired (one of them this very second), half still valid.
+        for n in 0..KEPT_TOKENS {
+            let exp = match n % 2 {
+                0 if n == 0 => at,
+                0 => at - 1,
+                _ => at + 1,
+            };
+            check.keep(fingerprint(n), refused_until(exp), at);
+        }
+        check.keep(fingerprint(KEPT_TOKENS), refused_until(at + 1), at);
+        let kept = check.lock();
+        assert_eq!(kept.len(), KEPT_TOKENS / 2 + 1);
+        assert!(kept.contains_key(&fingerprint(1)));
+        assert!(!kept.contains_key(&fingerprint(0)));
+        assert!(!kept.contains_key(&fingerprint(2)));
+        drop(kept);
+
+        // Full of valid tokens, it starts again empty.
+        let check = TokenCheck::new(String::new(), Vec::new(), None, Vec::new()).expect("a check");
+        for n in 0..KEPT_TOKENS {
+            check.keep(fingerprint(n), refused_until(at + 1), at);
+        }
+        check.keep(fingerprint(KEPT_TOKENS), refused_until(at + 1), at);
+        assert_eq!(check.lock().len(), 1);
+    }
+
+    #[test]
+    fn an_hmac_is_never_taken() {
+        for algorithm in [Algorithm::HS256, Algorithm::HS384, Algorithm::HS512] {
+            let built = TokenCheck::new(String::new(), Vec::new(), None, vec![algorithm]);
+            assert!(matches!(built, Err(GateError::SymmetricAlgorithm(_))));
+        }
+    }
+
+    #[test]
+    fn the_clock_reads_seconds_since_1970() {
+        let seconds = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .expect("after 1970")
+            .as_secs();
+        assert!(now().abs_diff(seconds) <= 1);
+    }
 }
