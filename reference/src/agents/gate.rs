@@ -382,3 +382,191 @@ pub fn authority_client() -> Result<reqwest::Client, GateError> {
         .build()
         .map_err(GateError::Client)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::admitted::{OAuthSettings, ScopeNames};
+    use crate::agents::keys::line_for;
+    use crate::cleartext::Cleartext;
+    use rstest::rstest;
+    use serde_json::json;
+
+    /// Nothing listens there: no test here fetches an issuer's keys.
+    const ISSUER: &str = "http://127.0.0.1:9";
+    const KEY: &str = "key-of-ada-1d2e";
+
+    fn resource() -> Resource {
+        Resource::at("https://mcp.example.com/", "/mcp/pets")
+    }
+
+    /// A gate taking `keys` (in the header named, or as a bearer token)
+    /// and, with `tokens`, access tokens (scoped, with `scoped`).
+    fn gate(keys: Option<Option<&str>>, tokens: bool, scoped: bool) -> Gate {
+        let settings = AgentsSettings {
+            keys: None,
+            oauth: tokens.then(|| OAuthSettings {
+                issuers: vec![ISSUER.to_owned()],
+                scopes: scoped.then(|| ScopeNames {
+                    read: "mcp:read".to_owned(),
+                    write: "mcp:write".to_owned(),
+                }),
+                algorithms: Vec::new(),
+                key_refresh_interval: Duration::from_secs(60),
+                cleartext: Cleartext::LoopbackOnly,
+            }),
+        };
+        let client = authority_client().expect("a client");
+        let mut gate =
+            Gate::build(&settings, resource(), &Authorities::default(), &client).expect("a gate");
+        if let Some(header) = keys {
+            let ring = KeyRing::parse(&line_for(KEY, "ada")).expect("a key ring");
+            let place = match header {
+                None => KeyPlace::Bearer,
+                Some(name) => KeyPlace::Header(
+                    HeaderName::from_bytes(name.as_bytes()).expect("a name"),
+                    name.to_owned(),
+                ),
+            };
+            gate.keys = Some((ring, place));
+            gate.keys_file = Some("/etc/gateway/agents.keys".into());
+        }
+        gate
+    }
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        pairs
+            .iter()
+            .map(|(name, value)| {
+                (
+                    HeaderName::from_static(name),
+                    value.parse().expect("a value"),
+                )
+            })
+            .collect()
+    }
+
+    #[rstest]
+    #[case("access_token=abc", true)]
+    #[case("page=2&access_token=", true)]
+    #[case("access_tokens=abc", false)]
+    #[case("page=access_token", false)]
+    #[case("", false)]
+    fn a_token_in_the_query_is_told_by_its_name(#[case] query: &str, #[case] found: bool) {
+        assert_eq!(has_token(query), found);
+    }
+
+    #[tokio::test]
+    async fn a_bearer_value_that_is_no_key_is_tried_as_a_token_where_tokens_are_taken() {
+        let shown = headers(&[("authorization", "Bearer not-a-key")]);
+        let as_token = gate(Some(None), true, false).admit(&shown, None).await;
+        assert!(matches!(as_token, Err(Refusal::TokenInvalid { .. })));
+        let keys_only = gate(Some(None), false, false).admit(&shown, None).await;
+        assert_eq!(keys_only, Err(Refusal::KeyUnknown));
+        // A key header is never a token, whatever else the gate takes.
+        let wrong_key = headers(&[("x-agent-key", "not-a-key")]);
+        let in_header = gate(Some(Some("x-agent-key")), true, false)
+            .admit(&wrong_key, None)
+            .await;
+        assert_eq!(in_header, Err(Refusal::KeyUnknown));
+        let right_key = headers(&[("x-agent-key", KEY)]);
+        let admitted = gate(Some(Some("x-agent-key")), true, false)
+            .admit(&right_key, None)
+            .await
+            .expect("admitted");
+        assert_eq!(admitted.agent, "ada");
+    }
+
+    #[tokio::test]
+    async fn a_token_in_the_query_is_refused_before_anything_else() {
+        let shown = headers(&[("authorization", &format!("Bearer {KEY}"))]);
+        let refused = gate(Some(None), true, false)
+            .admit(&shown, Some("access_token=x"))
+            .await;
+        assert_eq!(refused, Err(Refusal::TokenInQuery));
+    }
+
+    #[test]
+    fn a_key_header_is_challenged_by_its_name() {
+        let refused = gate(Some(Some("X-Agent-Key")), false, false).refused(&Refusal::KeyUnknown);
+        assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            refused.challenge.as_deref(),
+            Some(
+                "ApiKey header=\"X-Agent-Key\", realm=\"hosted-mcp-gateway\", \
+                 error=\"invalid_token\", error_description=\"the credential shown is not one \
+                 this gateway takes: the key is not one of this gateway's agents' keys\""
+            )
+        );
+    }
+
+    #[test]
+    fn under_mcp_authorization_the_challenge_says_where_the_metadata_is_and_what_to_ask() {
+        let gate = gate(None, true, true);
+        let metadata = "resource_metadata=\"https://mcp.example.com/.well-known/\
+                        oauth-protected-resource/mcp/pets\"";
+        assert_eq!(
+            gate.refused(&Refusal::NoCredential).challenge,
+            Some(format!(
+                "Bearer realm=\"hosted-mcp-gateway\", {metadata}, scope=\"mcp:read mcp:write\""
+            ))
+        );
+        // Short of a scope, the one it needs.
+        let refused = gate.refused(&Refusal::ScopeInsufficient {
+            needed: "mcp:write".to_owned(),
+        });
+        assert_eq!(refused.status, StatusCode::FORBIDDEN);
+        assert_eq!(
+            refused.challenge,
+            Some(format!(
+                "Bearer realm=\"hosted-mcp-gateway\", {metadata}, scope=\"mcp:write\", \
+                 error=\"insufficient_scope\", error_description=\"the access token's scopes \
+                 do not let this call; it needs the scope `mcp:write`\""
+            ))
+        );
+    }
+
+    #[test]
+    fn the_metadata_names_the_resource_its_issuers_and_scopes() {
+        assert_eq!(gate(Some(None), false, false).metadata(), None);
+        assert_eq!(
+            gate(None, true, true).metadata(),
+            Some(json!({
+                "resource": "https://mcp.example.com/mcp/pets",
+                "authorization_servers": [ISSUER],
+                "bearer_methods_supported": ["header"],
+                "resource_name": "hosted-mcp-gateway",
+                "scopes_supported": ["mcp:read", "mcp:write"],
+            }))
+        );
+    }
+
+    #[test]
+    fn scopes_limit_tools_only_where_configured() {
+        let scoped = gate(None, true, true);
+        assert!(scoped.limits_tools());
+        assert_eq!(scoped.write_scope(), Some("mcp:write"));
+        for unscoped in [gate(None, true, false), gate(Some(None), false, false)] {
+            assert!(!unscoped.limits_tools());
+            assert_eq!(unscoped.write_scope(), None);
+        }
+    }
+
+    #[test]
+    fn the_start_up_line_says_who_is_let_in() {
+        assert_eq!(
+            Gate::open(resource()).describe(),
+            "anyone who reaches the port"
+        );
+        assert_eq!(
+            gate(Some(None), false, false).describe(),
+            "agents with one of the 1 keys of /etc/gateway/agents.keys (Authorization: Bearer)"
+        );
+        assert_eq!(
+            gate(Some(Some("X-Agent-Key")), true, true).describe(),
+            "agents with one of the 1 keys of /etc/gateway/agents.keys (header X-Agent-Key), \
+             or access tokens of http://127.0.0.1:9 for https://mcp.example.com/mcp/pets; \
+             scope mcp:read for read-only tools, mcp:write for all"
+        );
+    }
+}
