@@ -157,7 +157,7 @@ impl Authority {
     pub async fn key(self: &Arc<Self>, kid: Option<&str>) -> Lookup {
         self.keep_fresh();
         let held = self.held();
-        if trusted(&held) {
+        if trusted(&held, Instant::now()) {
             if let Some(found) = pick(&held, kid) {
                 return Lookup::Found(found);
             }
@@ -167,7 +167,7 @@ impl Authority {
         }
         let refreshed = self.refresh(held.fetched, Urgency::ForAToken).await;
         let held = self.held();
-        if !trusted(&held) {
+        if !trusted(&held, Instant::now()) {
             return Lookup::Unavailable;
         }
         if let Some(found) = pick(&held, kid) {
@@ -188,7 +188,7 @@ impl Authority {
     pub fn still_holds(self: &Arc<Self>, key: &HeldKey) -> StillHeld {
         self.keep_fresh();
         let held = self.held();
-        if !trusted(&held) {
+        if !trusted(&held, Instant::now()) {
             return StillHeld::Unknowable;
         }
         match held.keys.get(&key.kid) {
@@ -304,10 +304,11 @@ impl Authority {
                 },
             );
         }
+        let now = Instant::now();
         Ok(KeySet {
-            withdrawn: withdrawn_since(&self.held(), &keys),
+            withdrawn: withdrawn_since(&self.held(), &keys, now),
             keys,
-            fetched: Some(Instant::now()),
+            fetched: Some(now),
         })
     }
 
@@ -436,17 +437,19 @@ fn without_url(error: &reqwest::Error) -> String {
     }
 }
 
-/// The key ids withdrawn as of `now_held`: those `before` held or
-/// remembered that it no longer has, forgotten after a day.
+/// The key ids withdrawn as of `now_held`, fetched at `now`: those `before`
+/// held or remembered that it no longer has, forgotten after a day.
 fn withdrawn_since(
     before: &KeySet,
     now_held: &HashMap<String, Verifier>,
+    now: Instant,
 ) -> HashMap<String, Instant> {
-    let now = Instant::now();
     let mut withdrawn: HashMap<String, Instant> = before
         .withdrawn
         .iter()
-        .filter(|(kid, at)| !now_held.contains_key(*kid) && at.elapsed() < WITHDRAWN_KEPT_FOR)
+        .filter(|(kid, at)| {
+            !now_held.contains_key(*kid) && now.saturating_duration_since(**at) < WITHDRAWN_KEPT_FOR
+        })
         .map(|(kid, at)| (kid.clone(), *at))
         .collect();
     for kid in before
@@ -477,10 +480,11 @@ fn pick(held: &KeySet, kid: Option<&str>) -> Option<Verifier> {
     }
 }
 
-/// Whether the held keys may check tokens: fetched, and not too long ago.
-fn trusted(held: &KeySet) -> bool {
+/// Whether the held keys may check tokens at `now`: fetched, and not too
+/// long before.
+fn trusted(held: &KeySet, now: Instant) -> bool {
     held.fetched
-        .is_some_and(|at| at.elapsed() <= KEYS_TRUSTED_FOR)
+        .is_some_and(|at| now.saturating_duration_since(at) <= KEYS_TRUSTED_FOR)
 }
 
 /// Where an issuer's metadata may be: RFC 8414's well-known URI (inserted
@@ -623,5 +627,281 @@ mod tests {
                 "https://auth.example.com/realms/mcp/.well-known/openid-configuration"
             ]
         );
+    }
+
+    /// A key that checks nothing, held under `kid`.
+    fn verifier(kid: &str) -> Verifier {
+        Verifier {
+            key: DecodingKey::from_secret(b"unused"),
+            algorithm: None,
+            held_as: HeldKey {
+                kid: kid.to_owned(),
+                fingerprint: [0; 32],
+            },
+        }
+    }
+
+    fn held(kids: &[&str]) -> HashMap<String, Verifier> {
+        kids.iter()
+            .map(|kid| (kid.to_string(), verifier(kid)))
+            .collect()
+    }
+
+    fn sorted(withdrawn: &HashMap<String, Instant>) -> Vec<&str> {
+        let mut kids: Vec<&str> = withdrawn.keys().map(String::as_str).collect();
+        kids.sort_unstable();
+        kids
+    }
+
+    #[test]
+    fn keys_are_trusted_for_an_hour_after_the_last_fetch_that_worked() {
+        let at = Instant::now();
+        let fetched = KeySet {
+            fetched: Some(at),
+            ..KeySet::default()
+        };
+        assert!(trusted(&fetched, at + KEYS_TRUSTED_FOR));
+        assert!(!trusted(
+            &fetched,
+            at + KEYS_TRUSTED_FOR + Duration::from_secs(1)
+        ));
+        assert!(!trusted(&KeySet::default(), at));
+    }
+
+    #[test]
+    fn a_key_no_longer_published_is_remembered_as_withdrawn_for_a_day() {
+        let at = Instant::now();
+        let before = KeySet {
+            keys: held(&["gone", "kept"]),
+            withdrawn: [("still-gone".to_owned(), at), ("back".to_owned(), at)].into(),
+            fetched: Some(at),
+        };
+        let hour_on = at + Duration::from_secs(3600);
+        let now_held = held(&["kept", "back"]);
+        let withdrawn = withdrawn_since(&before, &now_held, hour_on);
+        assert_eq!(sorted(&withdrawn), ["gone", "still-gone"]);
+        assert_eq!(withdrawn["gone"], hour_on);
+        assert_eq!(withdrawn["still-gone"], at);
+
+        // A day after it went, an id is forgotten; one gone an hour later is not.
+        let next = KeySet {
+            keys: now_held,
+            withdrawn,
+            fetched: Some(hour_on),
+        };
+        let day_on = withdrawn_since(&next, &next.keys, at + WITHDRAWN_KEPT_FOR);
+        assert_eq!(sorted(&day_on), ["gone"]);
+    }
+
+    #[test]
+    fn only_the_latest_withdrawn_ids_are_remembered() {
+        let at = Instant::now();
+        let before = KeySet {
+            keys: held(&["last"]),
+            withdrawn: (0..WITHDRAWN_KEPT)
+                .map(|n| (format!("old-{n}"), at + Duration::from_secs(n as u64)))
+                .collect(),
+            fetched: Some(at),
+        };
+        let withdrawn = withdrawn_since(&before, &HashMap::new(), at + Duration::from_secs(3600));
+        assert_eq!(withdrawn.len(), WITHDRAWN_KEPT);
+        assert!(withdrawn.contains_key("last"));
+        assert!(!withdrawn.contains_key("old-0"));
+        assert!(withdrawn.contains_key("old-1"));
+    }
+
+    #[test]
+    fn a_token_without_a_key_id_is_checked_by_the_one_key_if_there_is_one() {
+        let one = KeySet {
+            keys: held(&["a"]),
+            ..KeySet::default()
+        };
+        let two = KeySet {
+            keys: held(&["a", "b"]),
+            withdrawn: [("c".to_owned(), Instant::now())].into(),
+            ..KeySet::default()
+        };
+        assert_eq!(
+            pick(&one, None).map(|v| v.held_as.kid),
+            Some("a".to_owned())
+        );
+        assert!(pick(&two, None).is_none());
+        assert_eq!(
+            pick(&two, Some("b")).map(|v| v.held_as.kid),
+            Some("b".to_owned())
+        );
+        assert!(pick(&two, Some("c")).is_none());
+        assert!(is_withdrawn(&two, Some("c")));
+        assert!(!is_withdrawn(&two, Some("a")));
+        assert!(!is_withdrawn(&two, None));
+    }
+
+    fn authority(issuer: &str, refresh_interval: Duration) -> Arc<Authority> {
+        Arc::new(Authority::new(
+            issuer,
+            crate::agents::authority_client().expect("a client"),
+            refresh_interval,
+            Cleartext::LoopbackOnly,
+        ))
+    }
+
+    /// Serves `metadata` at `at` of `server`, and [`one_key`] as its keys.
+    async fn serve(server: &MockServer, at: &str, metadata: serde_json::Value) {
+        Mock::given(path(at))
+            .respond_with(ResponseTemplate::new(200).set_body_json(metadata))
+            .mount(server)
+            .await;
+        Mock::given(path("/jwks"))
+            .respond_with(one_key("k", 0xC5))
+            .mount(server)
+            .await;
+    }
+
+    #[tokio::test]
+    async fn metadata_naming_another_issuer_gives_no_keys() {
+        let server = MockServer::start().await;
+        let issuer = server.uri();
+        serve(
+            &server,
+            "/.well-known/oauth-authorization-server",
+            json!({"issuer": "https://auth.example.com", "jwks_uri": format!("{issuer}/jwks")}),
+        )
+        .await;
+        let authority = authority(&issuer, Duration::ZERO);
+        assert!(matches!(
+            authority.key(Some("k")).await,
+            Lookup::Unavailable
+        ));
+    }
+
+    #[tokio::test]
+    async fn openid_discovery_is_asked_where_rfc_8414_has_no_metadata() {
+        let server = MockServer::start().await;
+        let issuer = server.uri();
+        serve(
+            &server,
+            "/.well-known/openid-configuration",
+            json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")}),
+        )
+        .await;
+        let authority = authority(&issuer, Duration::ZERO);
+        assert!(matches!(authority.key(Some("k")).await, Lookup::Found(_)));
+    }
+
+    #[tokio::test]
+    async fn a_key_id_not_held_fetches_the_keys_at_most_once_per_interval() {
+        let server = MockServer::start().await;
+        let issuer = server.uri();
+        serve(
+            &server,
+            "/.well-known/oauth-authorization-server",
+            json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")}),
+        )
+        .await;
+        let interval = Duration::from_secs(60);
+        let authority = authority(&issuer, interval);
+        assert!(matches!(authority.key(Some("k")).await, Lookup::Found(_)));
+        let Lookup::NotYet { retry_after } = authority.key(Some("made-up")).await else {
+            panic!("a key id not held fetched the keys again at once");
+        };
+        // What is left of the interval: all of it but the moments since.
+        assert!(retry_after <= interval && retry_after > interval / 2);
+        let fetches = server.received_requests().await.expect("recorded");
+        let jwks = fetches.iter().filter(|r| r.url.path() == "/jwks").count();
+        assert_eq!(jwks, 1);
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_read_up_to_its_limit_and_no_further() {
+        let server = MockServer::start().await;
+        let padded = |size: usize| {
+            let mut body = br#"{"keys":[]}"#.to_vec();
+            body.resize(size, b' ');
+            body
+        };
+        for (at, size) in [("/exact", ANSWER_LIMIT), ("/over", ANSWER_LIMIT + 1)] {
+            Mock::given(path(at))
+                .respond_with(
+                    ResponseTemplate::new(200).set_body_raw(padded(size), "application/json"),
+                )
+                .mount(&server)
+                .await;
+        }
+        let authority = authority(&server.uri(), Duration::ZERO);
+        let (exact, over) = (
+            format!("{}/exact", server.uri()),
+            format!("{}/over", server.uri()),
+        );
+        assert!(authority.get_json::<JwkSet>(&exact).await.is_ok());
+        assert!(matches!(
+            authority.get_json::<JwkSet>(&over).await,
+            Err(FetchError::TooBig { .. })
+        ));
+
+        // Without a length, it stops reading at the limit.
+        let endless = mock_upstream::Upstream::start().await.expect("an upstream");
+        endless.set_behaviour(
+            "/jwks",
+            mock_upstream::Behaviour::Endless {
+                content_type: "application/json".to_owned(),
+                chunk: vec![b' '; 1000],
+            },
+        );
+        let url = format!("{}/jwks", endless.base_url());
+        assert!(matches!(
+            authority.get_json::<JwkSet>(&url).await,
+            Err(FetchError::TooBig { .. })
+        ));
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_server_is_named_once_in_the_error() {
+        let url = "http://127.0.0.1:9/jwks";
+        let Err(error) = authority("http://127.0.0.1:9", Duration::ZERO)
+            .get_json::<JwkSet>(url)
+            .await
+        else {
+            panic!("nothing listens on the discard port");
+        };
+        let text = error.to_string();
+        assert_eq!(text.matches("127.0.0.1:9").count(), 1, "{text}");
+        assert!(text.contains("error sending request"), "{text}");
+    }
+
+    #[tokio::test]
+    async fn an_issuer_s_authority_is_shared_while_its_settings_stay() {
+        let authorities = Authorities::default();
+        let client = crate::agents::authority_client().expect("a client");
+        let issuer = "http://127.0.0.1:9";
+        let minute = Duration::from_secs(60);
+        let first = authorities.get(issuer, &client, minute, Cleartext::LoopbackOnly);
+        let again = authorities.get(issuer, &client, minute, Cleartext::LoopbackOnly);
+        assert!(Arc::ptr_eq(&first, &again));
+        let slower = authorities.get(issuer, &client, 2 * minute, Cleartext::LoopbackOnly);
+        assert!(!Arc::ptr_eq(&first, &slower));
+        let cleartext = authorities.get(issuer, &client, 2 * minute, Cleartext::Allowed);
+        assert!(!Arc::ptr_eq(&slower, &cleartext));
+    }
+
+    #[tokio::test]
+    async fn a_reload_forgets_the_authorities_no_gate_uses() {
+        let authorities = Authorities::default();
+        let client = crate::agents::authority_client().expect("a client");
+        let minute = Duration::from_secs(60);
+        let _used = authorities.get(
+            "http://127.0.0.1:9",
+            &client,
+            minute,
+            Cleartext::LoopbackOnly,
+        );
+        drop(authorities.get(
+            "http://127.0.0.1:7",
+            &client,
+            minute,
+            Cleartext::LoopbackOnly,
+        ));
+        authorities.refresh_all_soon();
+        let by_issuer = authorities.by_issuer.lock().expect("not poisoned");
+        assert_eq!(by_issuer.keys().collect::<Vec<_>>(), ["http://127.0.0.1:9"]);
     }
 }
