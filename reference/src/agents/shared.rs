@@ -179,3 +179,132 @@ impl Store {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+    use std::process::{Child, Command, Stdio};
+
+    /// redis-server on loopback, keeping nothing on disk; stopped when
+    /// dropped.
+    struct Redis(Child);
+
+    impl Redis {
+        async fn on(port: u16) -> Redis {
+            let path = ["/usr/bin/redis-server", "/usr/sbin/redis-server"]
+                .into_iter()
+                .find(|path| Path::new(path).is_file())
+                .expect(
+                    "redis-server is not installed: install Debian's package `redis-server`, \
+                     as .ci/run does",
+                );
+            let child = Command::new(path)
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("redis-server starts");
+            let redis = Redis(child);
+            for _ in 0..1000 {
+                if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .is_ok()
+                {
+                    return redis;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            panic!("redis-server did not listen on {port} within 10 s");
+        }
+    }
+
+    impl Drop for Redis {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+
+    fn free_port() -> u16 {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port()
+    }
+
+    fn store_at(port: u16, metrics: &Arc<Metrics>) -> SharedRate {
+        SharedRate::new(
+            &format!("redis://127.0.0.1:{port}/"),
+            "pets",
+            Arc::clone(metrics),
+        )
+        .expect("a store")
+    }
+
+    fn shared_gauge(metrics: &Metrics) -> String {
+        metrics
+            .encode()
+            .lines()
+            .find(|line| line.starts_with("hosted_mcp_agent_limits_shared{api=\"pets\"}"))
+            .expect("the gauge is set")
+            .to_owned()
+    }
+
+    /// One call every two seconds, two at once: slow enough that no
+    /// machine's pause lets a third through.
+    const PER_SECOND: f64 = 0.5;
+    const BURST: f64 = 2.0;
+
+    #[tokio::test]
+    async fn the_store_lets_each_agent_through_at_its_rate_and_burst() {
+        let port = free_port();
+        let _redis = Redis::on(port).await;
+        let rate = store_at(port, &Arc::new(Metrics::new()));
+        for _ in 0..2 {
+            assert_eq!(rate.take("ada", PER_SECOND, BURST, 1).await, Some(Ok(())));
+        }
+        match rate.take("ada", PER_SECOND, BURST, 1).await {
+            Some(Err(wait)) => assert!(wait > Duration::ZERO && wait <= Duration::from_secs(2)),
+            other => panic!("a third call at once was not held back: {other:?}"),
+        }
+        // Another agent's bucket is its own; two calls at once are two.
+        assert_eq!(rate.take("bob", PER_SECOND, BURST, 2).await, Some(Ok(())));
+        assert!(matches!(
+            rate.take("bob", PER_SECOND, BURST, 1).await,
+            Some(Err(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn the_store_out_of_reach_is_asked_again_a_second_later_and_said_back() {
+        let port = free_port();
+        let metrics = Arc::new(Metrics::new());
+        let rate = store_at(port, &metrics);
+        let store = &rate.inner;
+        let before = Instant::now();
+        assert_eq!(rate.take("ada", PER_SECOND, BURST, 1).await, None);
+        assert_eq!(
+            shared_gauge(&metrics),
+            "hosted_mcp_agent_limits_shared{api=\"pets\"} 0"
+        );
+        let next = store
+            .next_attempt
+            .lock()
+            .expect("not poisoned")
+            .expect("a next attempt");
+        assert!(next >= before + RETRY_AFTER_FAILURE);
+        assert!(store.waiting());
+
+        // The second passed, and the store is back.
+        let _redis = Redis::on(port).await;
+        *store.next_attempt.lock().expect("not poisoned") =
+            Some(Instant::now() - Duration::from_millis(1));
+        assert!(!store.waiting());
+        assert_eq!(rate.take("ada", PER_SECOND, BURST, 1).await, Some(Ok(())));
+        assert_eq!(
+            shared_gauge(&metrics),
+            "hosted_mcp_agent_limits_shared{api=\"pets\"} 1"
+        );
+    }
+}
