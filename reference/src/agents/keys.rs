@@ -158,7 +158,15 @@ mod tests {
         assert_eq!(label("key-two"), Some("ci"));
         assert_eq!(ring.find("key-three"), None);
         assert_eq!(ring.find(""), None);
-        assert!(!format!("{ring:?}").contains("sha256"));
+        let debug = format!("{ring:?}");
+        assert!(
+            debug.contains("alice laptop") && !debug.contains("sha256"),
+            "{debug}"
+        );
+        assert!(!ring.is_empty());
+        assert!(KeyRing::parse("# no keys yet\n")
+            .expect("parses")
+            .is_empty());
     }
 
     #[test]

@@ -245,6 +245,10 @@ mod tests {
         tokio::time::advance(Duration::from_millis(500)).await;
         assert!(limits.take("a", 1).await.is_ok(), "a token came back");
         assert!(limits.take("a", 1).await.is_err());
+        // Half a token back: the other half comes in a quarter second.
+        tokio::time::advance(Duration::from_millis(250)).await;
+        let refused = limits.take("a", 1).await.err().expect("half a token");
+        assert_eq!(refused.retry_after, Duration::from_millis(250));
     }
 
     #[tokio::test]
@@ -256,6 +260,7 @@ mod tests {
         });
         let one = limits.take("a", 1).await.expect("first");
         let two = limits.take("a", 1).await.expect("second");
+        assert_eq!(limits.in_flight("a"), 2);
         let refused = limits.take("a", 1).await.err().expect("a third");
         assert_eq!(refused.reason, LimitReason::InFlight);
         assert!(limits.take("b", 2).await.is_ok(), "another agent's own");

@@ -132,4 +132,26 @@ mod tests {
             "asked {asked} times in 1,000 sessions: neither every time nor never"
         );
     }
+
+    #[test]
+    fn ended_sessions_are_looked_for_past_twice_those_alive_and_the_slack() {
+        let owners = SessionOwners::default();
+        assert!(owners.is_empty());
+        // Nothing was looked at yet: the first session asks for a look.
+        assert_eq!(owners.opened("first", "key:a"), Bookkeeping::Prune);
+        let alive: HashSet<String> = (0..10).map(|n| format!("s{n}")).collect();
+        for id in &alive {
+            owners.opened(id, "key:a");
+        }
+        owners.keep_only(&alive);
+        assert_eq!(owners.len(), 10);
+        assert!(!owners.is_empty());
+
+        let next_look = 2 * alive.len() + PRUNE_SLACK;
+        for n in alive.len()..next_look {
+            assert_eq!(owners.opened(&format!("s{n}"), "key:a"), Bookkeeping::Done);
+        }
+        assert_eq!(owners.len(), next_look);
+        assert_eq!(owners.opened("one more", "key:a"), Bookkeeping::Prune);
+    }
 }
