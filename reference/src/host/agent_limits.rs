@@ -265,4 +265,33 @@ mod tests {
             assert_eq!(answered.expect("answered").status(), StatusCode::OK);
         }
     }
+
+    /// A call of `size` bytes, spaces after its JSON.
+    fn padded(size: usize) -> Request {
+        let mut body = CALL.as_bytes().to_vec();
+        body.resize(size, b' ');
+        let mut request = post("key ada", "");
+        *request.body_mut() = whole(Bytes::from(body));
+        request
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_body_is_read_up_to_its_limit_to_count_its_calls() {
+        let limits = AgentLimits::new(
+            &LimitSettings {
+                calls_in_flight: Some(1),
+                ..LimitSettings::default()
+            },
+            None,
+        );
+        let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
+        let service = AgentLimitsLayer::new(limits, refusals).layer(slow());
+        let at_the_limit = service.clone().oneshot(padded(COUNTED_BODY_LIMIT)).await;
+        assert_eq!(at_the_limit.expect("answered").status(), StatusCode::OK);
+        let over = service.oneshot(padded(COUNTED_BODY_LIMIT + 1)).await;
+        assert_eq!(
+            over.expect("answered").status(),
+            StatusCode::PAYLOAD_TOO_LARGE
+        );
+    }
 }

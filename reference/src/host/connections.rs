@@ -615,4 +615,233 @@ mod tests {
             Verdict::Close(Closed::IdleTimeout)
         );
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_let_go_of_frees_its_place_and_its_address_s() {
+        let connections = connections(10, Some(2));
+        let first = connections.admit(at("10.0.0.1")).expect("room");
+        let _second = connections.admit(at("10.0.0.1")).expect("room");
+        drop(first);
+        assert_eq!(connections.open(), 1);
+        // The address holds one again: one more, and no further.
+        let _third = connections.admit(at("10.0.0.1")).expect("room again");
+        assert_eq!(
+            connections.admit(at("10.0.0.1")).err(),
+            Some(Closed::ClientFull)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_timer_is_always_set_ahead() {
+        // Zero deadlines: nothing is due while a request is in flight, and
+        // the timer still comes back later, never at once.
+        let connections = Connections::new(
+            ConnectionLimits {
+                max_open: 10,
+                per_client: None,
+                head_timeout: Duration::ZERO,
+                idle_timeout: Duration::ZERO,
+                send_timeout: Duration::ZERO,
+            },
+            Arc::new(Metrics::new()),
+        );
+        let admitted = connections.admit(at("10.0.0.1")).expect("room");
+        admitted.connection.request_started();
+        tokio::time::advance(Duration::from_secs(5)).await;
+        match connections.verdict(&admitted.connection) {
+            Verdict::Until(at) => assert!(at > Instant::now()),
+            closed => panic!("closed while in flight: {closed:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn closes_are_counted_by_reason() {
+        let metrics = Arc::new(Metrics::new());
+        let connections = Connections::new(connections(1, None).limits(), Arc::clone(&metrics));
+        for why in [
+            Closed::HeadTimeout,
+            Closed::IdleTimeout,
+            Closed::SendTimeout,
+        ] {
+            connections.closed(why);
+        }
+        let _held = connections.admit(at("10.0.0.1")).expect("room");
+        let _evicting = connections.admit(at("10.0.0.2")).expect("room made");
+        let text = metrics.encode();
+        for reason in ["head_timeout", "idle_timeout", "send_timeout", "evicted"] {
+            let series = format!("hosted_mcp_connections_closed_total{{reason=\"{reason}\"}} 1");
+            assert!(text.contains(&series), "{series} in:\n{text}");
+        }
+        let names: Vec<_> = [Closed::Full, Closed::ClientFull].map(Closed::name).into();
+        assert_eq!(names, ["full", "client_full"]);
+    }
+
+    /// A loopback connection: the gateway's end, watched, and the client's.
+    async fn watched_pair(connections: &Arc<Connections>) -> (Watched, TcpStream, Admitted) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let client = TcpStream::connect(listener.local_addr().expect("an address"))
+            .await
+            .expect("connected");
+        let (server, peer) = listener.accept().await.expect("accepted");
+        let admitted = connections.admit(peer.ip()).expect("room");
+        let watched = Watched::new(server, Arc::clone(&admitted.connection));
+        (watched, client, admitted)
+    }
+
+    fn waker_context() -> Context<'static> {
+        Context::from_waker(futures::task::noop_waker_ref())
+    }
+
+    #[tokio::test]
+    async fn a_byte_read_starts_the_head_deadline_and_nothing_else_does() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let connections = connections(10, None);
+        let (mut watched, mut client, admitted) = watched_pair(&connections).await;
+        let head_started = || admitted.connection.head_started.load(Ordering::Acquire);
+        // Nothing to read yet.
+        let mut buf = [0u8; 64];
+        let mut read_buf = ReadBuf::new(&mut buf);
+        let polled = Pin::new(&mut watched).poll_read(&mut waker_context(), &mut read_buf);
+        assert!(polled.is_pending());
+        assert_eq!(head_started(), NEVER);
+
+        client.write_all(b"GET / HTTP/1.1\r\n").await.expect("sent");
+        let read = watched.read(&mut buf).await.expect("read");
+        assert_eq!(&buf[..read], b"GET / HTTP/1.1\r\n");
+        assert_ne!(head_started(), NEVER);
+
+        // The end of the stream is no byte of a head.
+        let (mut watched, client, admitted) = watched_pair(&connections).await;
+        drop(client);
+        assert_eq!(watched.read(&mut buf).await.expect("the end"), 0);
+        assert_eq!(
+            admitted.connection.head_started.load(Ordering::Acquire),
+            NEVER
+        );
+
+        // Nor is a byte read while a request is in flight (its body).
+        admitted.connection.request_started();
+        admitted.connection.read_some();
+        assert_eq!(
+            admitted.connection.head_started.load(Ordering::Acquire),
+            NEVER
+        );
+    }
+
+    #[tokio::test]
+    async fn a_write_the_client_does_not_read_starts_the_send_deadline() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let connections = connections(10, None);
+        let (mut watched, mut client, admitted) = watched_pair(&connections).await;
+        let stalled = || admitted.connection.write_stalled.load(Ordering::Acquire);
+        // Writing nothing is no progress; a byte is.
+        admitted.connection.write_waits();
+        let nothing = Pin::new(&mut watched).poll_write(&mut waker_context(), &[]);
+        assert!(matches!(nothing, Poll::Ready(Ok(0))));
+        assert_ne!(stalled(), NEVER);
+        let byte = Pin::new(&mut watched).poll_write(&mut waker_context(), b"x");
+        assert!(matches!(byte, Poll::Ready(Ok(1))));
+        assert_eq!(stalled(), NEVER);
+
+        let chunk = vec![b'x'; 64 * 1024];
+        let mut written = 1;
+        // Until the socket's buffers are full.
+        for _ in 0..10_000 {
+            match Pin::new(&mut watched).poll_write(&mut waker_context(), &chunk) {
+                Poll::Ready(Ok(0)) => panic!("a write took nothing"),
+                Poll::Ready(Ok(n)) => written += n,
+                Poll::Ready(Err(error)) => panic!("{error}"),
+                Poll::Pending => break,
+            }
+        }
+        assert_ne!(stalled(), NEVER, "{written} bytes written and never waited");
+
+        // The client reads all: the next write goes, and the wait is over.
+        let reader = tokio::spawn(async move {
+            let mut got = vec![0u8; written];
+            client.read_exact(&mut got).await.expect("read");
+            got.iter().all(|byte| *byte == b'x')
+        });
+        watched.write_all(b"x").await.expect("written");
+        assert_eq!(stalled(), NEVER);
+        assert!(reader.await.expect("the reader"));
+    }
+
+    #[tokio::test]
+    async fn writes_and_the_end_reach_the_client_whole() {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let connections = connections(10, None);
+        let (mut watched, mut client, _admitted) = watched_pair(&connections).await;
+        assert!(watched.is_write_vectored());
+        let parts = [
+            io::IoSlice::new(b"HTTP/1.1 200 OK\r\n"),
+            io::IoSlice::new(b"\r\n"),
+        ];
+        assert_eq!(watched.write_vectored(&parts).await.expect("written"), 19);
+        watched.write_all(b"done").await.expect("written");
+        watched.flush().await.expect("flushed");
+        watched.shutdown().await.expect("shut down");
+        let mut got = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), client.read_to_end(&mut got))
+            .await
+            .expect("the end reached the client")
+            .expect("read");
+        assert_eq!(got, b"HTTP/1.1 200 OK\r\n\r\ndone");
+    }
+
+    #[tokio::test]
+    async fn an_answer_s_body_passes_whole_and_ends_its_request() {
+        use http_body_util::{BodyExt as _, Full};
+        let connections = connections(10, None);
+        let admitted = connections.admit(at("10.0.0.1")).expect("room");
+        let connection = &admitted.connection;
+        connection.request_started();
+        let body = Answering::new(
+            Full::new(Bytes::from_static(b"answer")),
+            Arc::clone(connection),
+        );
+        assert_eq!(body.size_hint().exact(), Some(6));
+        assert!(!body.is_end_stream());
+        let read = body.collect().await.expect("read").to_bytes();
+        assert_eq!(read, "answer");
+        assert_eq!(connection.in_flight.load(Ordering::Acquire), 0);
+        assert!(connection.answered.load(Ordering::Acquire));
+
+        connection.request_started();
+        let empty = Answering::new(Full::new(Bytes::new()), Arc::clone(connection));
+        assert!(empty.is_end_stream());
+    }
+
+    #[tokio::test]
+    async fn a_connection_refused_is_told_why() {
+        use tokio::io::AsyncReadExt as _;
+        for (why, said) in [
+            (Closed::ClientFull, "your address holds as many connections"),
+            (Closed::Full, "each busy"),
+        ] {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("a port");
+            let mut client = TcpStream::connect(listener.local_addr().expect("an address"))
+                .await
+                .expect("connected");
+            let (server, _) = listener.accept().await.expect("accepted");
+            refuse(server, why);
+            let mut got = String::new();
+            tokio::time::timeout(Duration::from_secs(10), client.read_to_string(&mut got))
+                .await
+                .expect("closed")
+                .expect("read");
+            assert!(
+                got.starts_with("HTTP/1.1 503 Service Unavailable\r\n"),
+                "{got}"
+            );
+            assert!(
+                got.contains("retry-after: 1\r\n") && got.contains(said),
+                "{got}"
+            );
+        }
+    }
 }

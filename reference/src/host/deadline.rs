@@ -215,4 +215,20 @@ mod tests {
         assert_eq!(status, StatusCode::REQUEST_TIMEOUT);
         assert!(said.starts_with("[REQUEST_TOO_SLOW]"), "{said}");
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_body_s_length_and_end_are_known_through_the_deadline() {
+        let mut service = BodyDeadlineLayer::new(Duration::from_secs(5)).layer(ApiService::new(
+            tower::service_fn(|request: Request| async move {
+                let body = request.body();
+                let said = format!("{:?} {}", body.size_hint().exact(), body.is_end_stream());
+                Ok::<_, std::convert::Infallible>(plain(StatusCode::OK, said))
+            }),
+        ));
+        for (sent, said) in [(&b"{}"[..], "Some(2) false"), (b"", "Some(0) true")] {
+            let body = whole(Bytes::from_static(sent));
+            let response = service.call(Request::new(body)).await.expect("answered");
+            assert_eq!(text(response).await.1, said);
+        }
+    }
 }

@@ -219,4 +219,36 @@ mod tests {
         // Every tool is MCP's default: nothing said.
         assert_eq!((status, said.as_str()), (StatusCode::OK, "None"));
     }
+
+    #[tokio::test]
+    async fn a_body_is_read_up_to_its_limit_to_learn_its_tools() {
+        let resource = Resource::at("http://localhost", "/mcp");
+        let client = authority_client().expect("a client");
+        let gate = Gate::build(
+            &AgentsSettings::default(),
+            resource,
+            &Authorities::default(),
+            &client,
+        )
+        .expect("a gate");
+        let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
+        let service = ToolReachLayer::new(Arc::new(gate), server(), refusals).layer(endpoint());
+        let padded = |size: usize| {
+            let mut request = call("listPets", Reach::ReadOnly);
+            let mut body =
+                br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"listPets"}}"#
+                    .to_vec();
+            body.resize(size, b' ');
+            *request.body_mut() = whole(Bytes::from(body));
+            request
+        };
+        let at_the_limit = service.clone().oneshot(padded(PEEKED_BODY_LIMIT)).await;
+        let (status, said) = text(at_the_limit.expect("answered")).await;
+        assert_eq!((status, said.as_str()), (StatusCode::OK, "Some(ReadOnly)"));
+        let over = service.oneshot(padded(PEEKED_BODY_LIMIT + 1)).await;
+        assert_eq!(
+            over.expect("answered").status(),
+            StatusCode::PAYLOAD_TOO_LARGE
+        );
+    }
 }
