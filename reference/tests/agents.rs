@@ -375,6 +375,28 @@ async fn the_official_typescript_client_completes_mcp_authorization_against_oidc
         metadata["scopes_supported"],
         json!(["mcp:read", "mcp:write"])
     );
+    // The one API of the flags: its metadata at the root as well, and a
+    // path that is no endpoint told where MCP is.
+    let client = http_client().build().expect("a client");
+    let at_root = client
+        .get(format!(
+            "http://127.0.0.1:{}/.well-known/oauth-protected-resource",
+            gateway.port
+        ))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(at_root.json::<Value>().await.expect("JSON"), metadata);
+    let nowhere = client
+        .get(format!("http://127.0.0.1:{}/nowhere", gateway.port))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(nowhere.status(), 404);
+    assert_eq!(
+        nowhere.text().await.expect("text"),
+        "not found: MCP is served at /mcp\n"
+    );
 
     let flow = |client: (&str, &str), tool: &str, arguments: &str| {
         Command::new("node")
