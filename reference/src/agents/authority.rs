@@ -683,7 +683,10 @@ mod tests {
         assert_eq!(withdrawn["gone"], hour_on);
         assert_eq!(withdrawn["still-gone"], at);
 
-        // A day after it went, an id is forgotten; one gone an hour later is not.
+        // Remembered 23 hours on; a day after it went, an id is forgotten,
+        // and one gone an hour later is not.
+        let next_day = withdrawn_since(&before, &now_held, at + Duration::from_secs(23 * 3600));
+        assert_eq!(sorted(&next_day), ["gone", "still-gone"]);
         let next = KeySet {
             keys: now_held,
             withdrawn,
@@ -819,7 +822,14 @@ mod tests {
             body.resize(size, b' ');
             body
         };
-        for (at, size) in [("/exact", ANSWER_LIMIT), ("/over", ANSWER_LIMIT + 1)] {
+        // A set of many keys is far from the limit (a megabyte); one over
+        // it is refused.
+        let many_keys = 512 * 1024;
+        for (at, size) in [
+            ("/large", many_keys),
+            ("/exact", ANSWER_LIMIT),
+            ("/over", ANSWER_LIMIT + 1),
+        ] {
             Mock::given(path(at))
                 .respond_with(
                     ResponseTemplate::new(200).set_body_raw(padded(size), "application/json"),
@@ -828,10 +838,9 @@ mod tests {
                 .await;
         }
         let authority = authority(&server.uri(), Duration::ZERO);
-        let (exact, over) = (
-            format!("{}/exact", server.uri()),
-            format!("{}/over", server.uri()),
-        );
+        let url = |at: &str| format!("{}{at}", server.uri());
+        let (large, exact, over) = (url("/large"), url("/exact"), url("/over"));
+        assert!(authority.get_json::<JwkSet>(&large).await.is_ok());
         assert!(authority.get_json::<JwkSet>(&exact).await.is_ok());
         assert!(matches!(
             authority.get_json::<JwkSet>(&over).await,

@@ -286,6 +286,9 @@ mod tests {
         );
         let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
         let service = AgentLimitsLayer::new(limits, refusals).layer(slow());
+        // A batch of 8 MB is far from the limit (16 MiB).
+        let large = service.clone().oneshot(padded(8 << 20)).await;
+        assert_eq!(large.expect("answered").status(), StatusCode::OK);
         let at_the_limit = service.clone().oneshot(padded(COUNTED_BODY_LIMIT)).await;
         assert_eq!(at_the_limit.expect("answered").status(), StatusCode::OK);
         let over = service.oneshot(padded(COUNTED_BODY_LIMIT + 1)).await;

@@ -242,6 +242,9 @@ mod tests {
             *request.body_mut() = whole(Bytes::from(body));
             request
         };
+        // A batch of 8 MB is far from the limit (16 MiB).
+        let large = service.clone().oneshot(padded(8 << 20)).await;
+        assert_eq!(large.expect("answered").status(), StatusCode::OK);
         let at_the_limit = service.clone().oneshot(padded(PEEKED_BODY_LIMIT)).await;
         let (status, said) = text(at_the_limit.expect("answered")).await;
         assert_eq!((status, said.as_str()), (StatusCode::OK, "Some(ReadOnly)"));
