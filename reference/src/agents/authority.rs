@@ -627,6 +627,13 @@ mod tests {
                 "https://auth.example.com/realms/mcp/.well-known/openid-configuration"
             ]
         );
+        assert_eq!(
+            metadata_urls("http://127.0.0.1:9/realm"),
+            [
+                "http://127.0.0.1:9/.well-known/oauth-authorization-server/realm",
+                "http://127.0.0.1:9/realm/.well-known/openid-configuration"
+            ]
+        );
     }
 
     /// A key that checks nothing, held under `kid`.

@@ -225,7 +225,9 @@ mod tests {
         assert!(told.starts_with("[AGENT_RATE_LIMITED]"), "{told}");
         assert!(told.contains("calls in flight"), "{told}");
         assert!(
-            metrics.encode().contains(r#"reason="in_flight""#),
+            metrics
+                .encode()
+                .contains(r#"hosted_mcp_agents_limited_total{api="default",reason="in_flight"} 1"#),
             "{}",
             metrics.encode()
         );
