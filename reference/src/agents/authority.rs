@@ -628,10 +628,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            metadata_urls("http://127.0.0.1:9/realm"),
+            metadata_urls("http://a.io/realm"),
             [
-                "http://127.0.0.1:9/.well-known/oauth-authorization-server/realm",
-                "http://127.0.0.1:9/realm/.well-known/openid-configuration"
+                "http://a.io/.well-known/oauth-authorization-server/realm",
+                "http://a.io/realm/.well-known/openid-configuration"
             ]
         );
     }
