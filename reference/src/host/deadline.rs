@@ -166,6 +166,7 @@ impl HttpBody for DeadlineBody {
 mod tests {
     use super::*;
     use crate::host::message::{whole, ApiService};
+    use futures::StreamExt as _;
     use http_body_util::StreamBody;
 
     /// A plain service that reads the whole body, as the endpoint does.
@@ -230,5 +231,20 @@ mod tests {
             let response = service.call(Request::new(body)).await.expect("answered");
             assert_eq!(text(response).await.1, said);
         }
+    }
+
+    #[tokio::test]
+    async fn a_body_that_never_keeps_the_reader_waiting_still_ends_by_its_deadline() {
+        let mut service = BodyDeadlineLayer::new(Duration::from_secs(1)).layer(reader());
+        // Forty frames, each ready when asked for, 50 ms apart: two seconds
+        // of a body that is always there to read.
+        let steady = futures::stream::iter(0..40).map(|_| {
+            std::thread::sleep(Duration::from_millis(50));
+            Ok::<_, BodyError>(Frame::data(Bytes::from_static(b"x")))
+        });
+        let body = StreamBody::new(steady).boxed_unsync();
+        let response = service.call(Request::new(body)).await.expect("answered");
+        let (status, said) = text(response).await;
+        assert_eq!(status, StatusCode::REQUEST_TIMEOUT, "{said}");
     }
 }
