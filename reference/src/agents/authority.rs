@@ -920,4 +920,51 @@ mod tests {
         let by_issuer = authorities.by_issuer.lock().expect("not poisoned");
         assert_eq!(by_issuer.keys().collect::<Vec<_>>(), ["http://127.0.0.1:9"]);
     }
+
+    /// The lines the log gets, as the gateway writes them.
+    #[derive(Clone, Default)]
+    struct Lines(Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Lines {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .expect("not poisoned")
+                .extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Lines {
+        fn count(&self, text: &str) -> usize {
+            let written = self.0.lock().expect("not poisoned");
+            String::from_utf8_lossy(&written).matches(text).count()
+        }
+    }
+
+    #[tokio::test]
+    async fn an_issuer_lost_is_said_once_at_its_first_failure() {
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .finish();
+        let _said_here = tracing::subscriber::set_default(subscriber);
+        let lost = "cannot fetch the authorization server's keys";
+        let authority = authority("http://127.0.0.1:9", Duration::ZERO);
+        assert!(matches!(
+            authority.key(Some("k")).await,
+            Lookup::Unavailable
+        ));
+        assert_eq!(lines.count(lost), 1, "said at the first failure");
+        assert!(matches!(
+            authority.key(Some("k")).await,
+            Lookup::Unavailable
+        ));
+        assert_eq!(lines.count(lost), 1, "and not again while it lasts");
+    }
 }
