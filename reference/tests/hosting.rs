@@ -374,6 +374,22 @@ async fn a_one_api_config_and_the_flags_give_the_same_tools_and_calls() {
     assert_eq!(requests[0].url, requests[1].url);
     assert_eq!(requests[0].headers, requests[1].headers);
     assert!(result_text(&two).contains("\"version\": \"same\""));
+
+    // The config's one API is at /mcp/pets: /mcp is no endpoint, and the
+    // 404 says where they are.
+    let elsewhere = http_client()
+        .build()
+        .expect("a client")
+        .post(format!("http://127.0.0.1:{}/mcp", configured.port))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(elsewhere.status(), 404);
+    let said = elsewhere.text().await.expect("text");
+    assert!(
+        said.contains("/mcp/{name}, one endpoint for each API"),
+        "{said}"
+    );
 }
 
 #[test]
