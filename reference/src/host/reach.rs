@@ -177,8 +177,8 @@ mod tests {
         )
     }
 
-    #[tokio::test]
-    async fn a_read_only_agent_calls_read_only_tools_alone() {
+    /// The scope layer of an open gate over [`endpoint`].
+    fn reach_over_endpoint() -> <ToolReachLayer as Layer<ApiService>>::Service {
         let resource = Resource::at("http://localhost", "/mcp");
         let client = authority_client().expect("a client");
         let gate = Gate::build(
@@ -189,7 +189,12 @@ mod tests {
         )
         .expect("a gate");
         let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
-        let service = ToolReachLayer::new(Arc::new(gate), server(), refusals).layer(endpoint());
+        ToolReachLayer::new(Arc::new(gate), server(), refusals).layer(endpoint())
+    }
+
+    #[tokio::test]
+    async fn a_read_only_agent_calls_read_only_tools_alone() {
+        let service = reach_over_endpoint();
         let (status, said) = text(
             service
                 .clone()
@@ -222,17 +227,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_body_is_read_up_to_its_limit_to_learn_its_tools() {
-        let resource = Resource::at("http://localhost", "/mcp");
-        let client = authority_client().expect("a client");
-        let gate = Gate::build(
-            &AgentsSettings::default(),
-            resource,
-            &Authorities::default(),
-            &client,
-        )
-        .expect("a gate");
-        let refusals = Refusals::new(Arc::new(Metrics::new()), "default", None);
-        let service = ToolReachLayer::new(Arc::new(gate), server(), refusals).layer(endpoint());
+        let service = reach_over_endpoint();
         let padded = |size: usize| {
             let mut request = call("listPets", Reach::ReadOnly);
             let mut body =
