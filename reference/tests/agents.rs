@@ -16,9 +16,9 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::support::authorization::{AuthorizationServer, READ_ONLY_CLIENT, READ_WRITE_CLIENT};
 use crate::support::{
-    call_at, call_in_session, fixture, free_port, http_client, log_caught_up, node_client,
-    open_session, post_2026, python, run_checked, scratch, serve_http, start_listening, terminate,
-    wait_for_log, Answer, Listening, GATEWAY,
+    call_at, call_in_session, fixture, http_client, log_caught_up, node_client, open_session,
+    post_2026, python, run_checked, scratch, serve_http, start_listening, terminate, wait_for_log,
+    Answer, Listening, GATEWAY,
 };
 
 /// The stored credential, which the API must get and the agents never see.
@@ -345,15 +345,11 @@ fn resources(gateway: &Listening) -> (String, String) {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_official_typescript_client_completes_mcp_authorization_against_oidc_provider() {
     let api = upstream(Duration::ZERO).await;
-    let port = free_port();
-    let issuer = format!("http://127.0.0.1:{port}");
+    let server = AuthorizationServer::start(&scratch("agents-ts-client"), &[]);
+    let issuer = server.issuer.clone();
     let gateway = oauth_gateway(&api, &issuer, 10);
     let (resource, other) = resources(&gateway);
-    let _server = AuthorizationServer::start_on(
-        port,
-        &scratch("agents-ts-client"),
-        &[resource.clone(), other],
-    );
+    server.serve(&[resource.clone(), other]).await;
 
     // The metadata names the resource, the server and the scopes.
     let metadata: Value = http_client()
@@ -454,11 +450,10 @@ async fn the_official_typescript_client_completes_mcp_authorization_against_oidc
 #[tokio::test(flavor = "multi_thread")]
 async fn the_official_python_client_calls_with_a_token_it_was_given() {
     let api = upstream(Duration::ZERO).await;
-    let port = free_port();
-    let gateway = oauth_gateway(&api, &format!("http://127.0.0.1:{port}"), 10);
+    let server = AuthorizationServer::start(&scratch("agents-python"), &[]);
+    let gateway = oauth_gateway(&api, &server.issuer, 10);
     let (resource, other) = resources(&gateway);
-    let server =
-        AuthorizationServer::start_on(port, &scratch("agents-python"), &[resource.clone(), other]);
+    server.serve(&[resource.clone(), other]).await;
     let token = server
         .token(READ_WRITE_CLIENT, "mcp:read mcp:write", &resource)
         .await;
@@ -476,14 +471,10 @@ async fn the_official_python_client_calls_with_a_token_it_was_given() {
 #[tokio::test(flavor = "multi_thread")]
 async fn every_bad_token_is_refused_with_its_status_and_nothing_is_sent() {
     let api = upstream(Duration::ZERO).await;
-    let port = free_port();
-    let gateway = oauth_gateway(&api, &format!("http://127.0.0.1:{port}"), 1);
+    let server = AuthorizationServer::start(&scratch("agents-bad"), &[]);
+    let gateway = oauth_gateway(&api, &server.issuer, 1);
     let (resource, other) = resources(&gateway);
-    let server = AuthorizationServer::start_on(
-        port,
-        &scratch("agents-bad"),
-        &[resource.clone(), other.clone()],
-    );
+    server.serve(&[resource.clone(), other.clone()]).await;
     let list = |token: String| {
         let resource = resource.clone();
         async move { post_2026(&resource, &bearer(&token), "tools/list", json!({})).await }
@@ -635,12 +626,12 @@ async fn every_bad_token_is_refused_with_its_status_and_nothing_is_sent() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unreachable_authorization_server_fails_closed_and_is_taken_back() {
     let api = upstream(Duration::ZERO).await;
-    let port = free_port();
     let state = scratch("agents-outage");
-    let gateway = oauth_gateway(&api, &format!("http://127.0.0.1:{port}"), 1);
+    let mut server = AuthorizationServer::start(&state, &[]);
+    let port = server.port();
+    let gateway = oauth_gateway(&api, &server.issuer, 1);
     let (resource, other) = resources(&gateway);
-    let mut server =
-        AuthorizationServer::start_on(port, &state, &[resource.clone(), other.clone()]);
+    server.serve(&[resource.clone(), other.clone()]).await;
     let token = server
         .token(READ_WRITE_CLIENT, "mcp:read mcp:write", &resource)
         .await;

@@ -16,7 +16,9 @@ use serde_json::Value;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-use crate::support::{manifest_dir, python, serve_http, start_listening, Listening};
+use crate::support::{
+    manifest_dir, python, serve_http, start_listening, start_listening_with_admin, Listening,
+};
 
 const CALLS: u64 = 300;
 const COPIES: usize = 3;
@@ -113,21 +115,23 @@ async fn echoing_upstream() -> MockServer {
 /// balanced endpoint's URL.
 async fn balanced(extra: &[&str], name: &str) -> (Processes, String, MockServer) {
     let upstream = echoing_upstream().await;
-    let (processes, base) = copies_behind_nginx(name, |port| {
-        let mut command = serve_http(&upstream.uri(), port);
-        command.args(extra).env("RUST_LOG", "warn");
-        command
+    let (processes, base) = copies_behind_nginx(name, || {
+        start_listening(|port| {
+            let mut command = serve_http(&upstream.uri(), port);
+            command.args(extra).env("RUST_LOG", "warn");
+            command
+        })
     });
     (processes, format!("{base}/mcp"), upstream)
 }
 
-/// Three copies of `gateway(port)` and nginx in front of them: the
+/// Three copies started by `gateway()` and nginx in front of them: the
 /// processes, and nginx's base URL.
-fn copies_behind_nginx(name: &str, gateway: impl Fn(u16) -> Command) -> (Processes, String) {
+fn copies_behind_nginx(name: &str, gateway: impl Fn() -> Listening) -> (Processes, String) {
     let mut processes = Processes(Vec::new());
     let mut backends = Vec::new();
     for _ in 0..COPIES {
-        let copy = start_listening(&gateway);
+        let copy = gateway();
         backends.push(copy.port);
         processes.0.push(copy);
     }
@@ -212,15 +216,17 @@ async fn stateless_copies_of_one_config_serve_every_api() {
         ),
     )
     .expect("written");
-    let (_processes, base) = copies_behind_nginx("config", |port| {
-        let mut command = Command::new(crate::support::GATEWAY);
-        command
-            .args(["serve", "--stateless", "--config"])
-            .arg(&config)
-            .args(["--listen", &format!("127.0.0.1:{port}")])
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null());
-        command
+    let (_processes, base) = copies_behind_nginx("config", || {
+        start_listening(|port| {
+            let mut command = Command::new(crate::support::GATEWAY);
+            command
+                .args(["serve", "--stateless", "--config"])
+                .arg(&config)
+                .args(["--listen", &format!("127.0.0.1:{port}")])
+                .env("RUST_LOG", "warn")
+                .stdout(Stdio::null());
+            command
+        })
     });
     for (name, upstream) in [("alpha", &alpha), ("beta", &beta)] {
         for era in ["handshake", "discover"] {
@@ -312,22 +318,21 @@ async fn copies_share_an_agents_limit_through_redis_and_go_on_without_it() {
     let upstream = echoing_upstream().await;
     let mut redis = start_listening(redis_on);
     let store = format!("redis://127.0.0.1:{}/0", redis.port);
-    let admins = std::sync::Mutex::new(Vec::new());
-    let (processes, base) = copies_behind_nginx("shared-limits", |port| {
-        let admin = crate::support::free_port();
-        admins.lock().expect("admins").push(admin);
-        let mut command = serve_http(&upstream.uri(), port);
-        command
-            .args([
-                "--stateless",
-                "--agent-calls-per-second",
-                "1",
-                "--agent-burst",
-                "3",
-            ])
-            .args(["--agent-limits-redis", &store])
-            .args(["--admin-listen", &format!("127.0.0.1:{admin}")]);
-        command
+    let (processes, base) = copies_behind_nginx("shared-limits", || {
+        start_listening_with_admin(|port, admin| {
+            let mut command = serve_http(&upstream.uri(), port);
+            command
+                .args([
+                    "--stateless",
+                    "--agent-calls-per-second",
+                    "1",
+                    "--agent-burst",
+                    "3",
+                ])
+                .args(["--agent-limits-redis", &store])
+                .args(["--admin-listen", &format!("127.0.0.1:{admin}")]);
+            command
+        })
     });
     let url = format!("{base}/mcp");
     // Behind nginx every call comes from its address: one agent, whose
@@ -359,8 +364,7 @@ async fn copies_share_an_agents_limit_through_redis_and_go_on_without_it() {
         );
     }
     let client = crate::support::http_client().build().expect("a client");
-    let admins = admins.lock().expect("admins").clone();
-    for admin in admins {
+    for admin in processes.0[..COPIES].iter().filter_map(|copy| copy.admin) {
         let metrics = client
             .get(format!("http://127.0.0.1:{admin}/metrics"))
             .send()

@@ -17,8 +17,8 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 use crate::support::authorization::{AuthorizationServer, READ_WRITE_CLIENT};
 use crate::support::{
-    call_2026, free_port, http_client, log_caught_up, result_text, scratch, start_listening,
-    wait_for_log, Listening, GATEWAY,
+    call_2026, http_client, log_caught_up, result_text, scratch, start_listening, wait_for_log,
+    Listening, GATEWAY,
 };
 
 /// Echoes the Authorization header it got, and the client's secret: both
@@ -112,9 +112,8 @@ async fn token_requests(server: &AuthorizationServer) -> u64 {
 #[tokio::test(flavor = "multi_thread")]
 async fn one_token_serves_every_call_until_shortly_before_it_expires() {
     let folder = scratch("exchange-kept");
-    let port = free_port();
     let server = AuthorizationServer::start_with(
-        port,
+        0,
         &folder.join("as"),
         &["https://pets.example/api".to_owned()],
         3,
@@ -186,11 +185,8 @@ async fn one_token_serves_every_call_until_shortly_before_it_expires() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_token_endpoint_that_refuses_ends_the_call_with_nothing_sent() {
     let folder = scratch("exchange-refused");
-    let server = AuthorizationServer::start_on(
-        free_port(),
-        &folder.join("as"),
-        &["https://pets.example/api".to_owned()],
-    );
+    let server =
+        AuthorizationServer::start(&folder.join("as"), &["https://pets.example/api".to_owned()]);
     let api = upstream().await;
     let doc = document(&folder, "https://pets.example/token");
     let token_url = format!("{}/token", server.issuer);

@@ -17,7 +17,7 @@ use tokio::net::{TcpSocket, TcpStream};
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use crate::support::{free_port, http_client, serve_http, start_listening, Listening, GATEWAY};
+use crate::support::{http_client, serve_http, start_listening_with_admin, Listening, GATEWAY};
 
 /// What "promptly" means here: well inside the five seconds in which, before
 /// this work, an agent got no answer at all under such an attack. Not a
@@ -39,10 +39,11 @@ async fn upstream(delay: Duration) -> MockServer {
 
 /// The gateway in front of `api`, under a descriptor limit of
 /// `descriptors` when given (util-linux's `prlimit` execs it: same pid),
-/// with `extra` options.
+/// with `extra` options and an admin listener, where its metrics are read.
 fn gateway(api: &MockServer, descriptors: Option<u32>, extra: &[&str]) -> Listening {
-    start_listening(|port| {
-        let serve = serve_http(&api.uri(), port);
+    start_listening_with_admin(|port, admin| {
+        let mut serve = serve_http(&api.uri(), port);
+        serve.args(["--admin-listen", &format!("127.0.0.1:{admin}")]);
         let mut command = match descriptors {
             Some(limit) => {
                 let mut prlimit = Command::new("prlimit");
@@ -152,17 +153,8 @@ async fn thousands_of_unfinished_connections_lock_no_agent_out() {
     // The attacker's own descriptors: more than the gateway may hold.
     rlimit::increase_nofile_limit(8192).expect("the test's descriptor limit");
     let api = upstream(Duration::ZERO).await;
-    let admin = free_port();
-    let gateway = gateway(
-        &api,
-        Some(1024),
-        &[
-            "--request-head-timeout",
-            "4",
-            "--admin-listen",
-            &format!("127.0.0.1:{admin}"),
-        ],
-    );
+    let gateway = gateway(&api, Some(1024), &["--request-head-timeout", "4"]);
+    let admin = gateway.admin.expect("an admin listener");
     let port = gateway.port;
     let pid = gateway.child.id();
     // The start-up line says what it holds.
@@ -363,7 +355,6 @@ fn keys_file() -> std::path::PathBuf {
 async fn a_runaway_agent_gets_429s_while_another_is_served_as_if_alone() {
     let api = upstream(Duration::from_millis(100)).await;
     let keys = keys_file();
-    let admin = free_port();
     let gateway = gateway(
         &api,
         None,
@@ -376,10 +367,9 @@ async fn a_runaway_agent_gets_429s_while_another_is_served_as_if_alone() {
             "5",
             "--agent-calls-in-flight",
             "2",
-            "--admin-listen",
-            &format!("127.0.0.1:{admin}"),
         ],
     );
+    let admin = gateway.admin.expect("an admin listener");
     let port = gateway.port;
     let runaway = format!("Authorization: Bearer {RUNAWAY}\r\n");
     let steady = format!("Authorization: Bearer {STEADY}\r\n");

@@ -18,8 +18,7 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::support::authorization::{AuthorizationServer, READ_WRITE_CLIENT};
 use crate::support::{
-    free_port, post_2026, scratch, serve_http, start_listening, wait_for_log, Answer, Listening,
-    GATEWAY,
+    post_2026, scratch, serve_http, start_listening, wait_for_log, Answer, Listening, GATEWAY,
 };
 
 /// How soon a withdrawn key must stop letting tokens in (the ruling of
@@ -35,13 +34,13 @@ async fn upstream() -> MockServer {
     upstream
 }
 
-/// A gateway taking the tokens of the issuer on `issuer_port`, fetching
-/// its keys for an unknown key id at most every `refresh` seconds.
-fn gateway(api: &MockServer, issuer_port: u16, refresh: u64) -> Listening {
+/// A gateway taking the tokens of `issuer`, fetching its keys for an
+/// unknown key id at most every `refresh` seconds.
+fn gateway(api: &MockServer, issuer: &str, refresh: u64) -> Listening {
     start_listening(|port| {
         let mut command = serve_http(&api.uri(), port);
         command
-            .args(["--oauth-issuer", &format!("http://127.0.0.1:{issuer_port}")])
+            .args(["--oauth-issuer", issuer])
             .args(["--oauth-key-refresh-interval", &refresh.to_string()]);
         command
     })
@@ -79,10 +78,9 @@ async fn refused_within(gateway: &Listening, token: &str, limit: Duration) -> (D
 #[tokio::test(flavor = "multi_thread")]
 async fn a_withdrawn_key_stops_letting_in_the_tokens_it_signed_checked_ones_too() {
     let api = upstream().await;
-    let port = free_port();
-    let gateway = gateway(&api, port, 1);
-    let server =
-        AuthorizationServer::start_on(port, &scratch("issuers-withdrawn"), &[resource(&gateway)]);
+    let server = AuthorizationServer::start(&scratch("issuers-withdrawn"), &[]);
+    let gateway = gateway(&api, &server.issuer, 1);
+    server.serve(&[resource(&gateway)]).await;
     let token = server
         .token(READ_WRITE_CLIENT, "", &resource(&gateway))
         .await;
@@ -115,10 +113,9 @@ async fn a_withdrawn_key_stops_letting_in_the_tokens_it_signed_checked_ones_too(
 #[tokio::test(flavor = "multi_thread")]
 async fn a_reload_fetches_the_keys_again_at_once() {
     let api = upstream().await;
-    let port = free_port();
-    let gateway = gateway(&api, port, 1);
-    let server =
-        AuthorizationServer::start_on(port, &scratch("issuers-reload"), &[resource(&gateway)]);
+    let server = AuthorizationServer::start(&scratch("issuers-reload"), &[]);
+    let gateway = gateway(&api, &server.issuer, 1);
+    server.serve(&[resource(&gateway)]).await;
     let token = server
         .token(READ_WRITE_CLIENT, "", &resource(&gateway))
         .await;
@@ -135,11 +132,10 @@ async fn a_reload_fetches_the_keys_again_at_once() {
 #[tokio::test(flavor = "multi_thread")]
 async fn two_rotations_within_the_refresh_interval_make_the_second_token_wait() {
     let api = upstream().await;
-    let port = free_port();
     let refresh = 3;
-    let gateway = gateway(&api, port, refresh);
-    let server =
-        AuthorizationServer::start_on(port, &scratch("issuers-rotations"), &[resource(&gateway)]);
+    let server = AuthorizationServer::start(&scratch("issuers-rotations"), &[]);
+    let gateway = gateway(&api, &server.issuer, refresh);
+    server.serve(&[resource(&gateway)]).await;
     let first = server
         .token(READ_WRITE_CLIENT, "", &resource(&gateway))
         .await;
@@ -195,10 +191,9 @@ async fn two_rotations_within_the_refresh_interval_make_the_second_token_wait() 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_stalled_authorization_server_holds_up_no_token_already_checked() {
     let api = upstream().await;
-    let port = free_port();
-    let gateway = gateway(&api, port, 1);
-    let server =
-        AuthorizationServer::start_on(port, &scratch("issuers-stalled"), &[resource(&gateway)]);
+    let server = AuthorizationServer::start(&scratch("issuers-stalled"), &[]);
+    let gateway = gateway(&api, &server.issuer, 1);
+    server.serve(&[resource(&gateway)]).await;
     let token = server
         .token(READ_WRITE_CLIENT, "", &resource(&gateway))
         .await;
@@ -276,7 +271,7 @@ async fn an_authorization_server_answering_without_end_is_read_no_further() {
         .respond_with(ResponseTemplate::new(200).set_body_raw(huge, "application/json"))
         .mount(&issuer)
         .await;
-    let gateway = gateway(&api, issuer.address().port(), 1);
+    let gateway = gateway(&api, &issuer.uri(), 1);
     let part = |json: serde_json::Value| {
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json.to_string())
     };

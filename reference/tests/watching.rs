@@ -13,8 +13,8 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::support::{
-    call_at, fixture, free_port, http_client, start_listening, terminate, KillOnDrop, Listening,
-    GATEWAY,
+    call_at, fixture, http_client, start_listening, start_listening_with_admin, terminate,
+    Listening, GATEWAY,
 };
 
 const PROMETHEUS: &str = "/usr/bin/prometheus";
@@ -43,7 +43,7 @@ async fn call(url: &str, tool: &str, arguments: Value, headers: &[(&str, &str)])
 }
 
 /// Prometheus scraping `target` every second, its data in `folder`.
-fn prometheus(folder: &Path, target: &str) -> (KillOnDrop, u16) {
+fn prometheus(folder: &Path, target: &str) -> Listening {
     assert!(
         Path::new(PROMETHEUS).exists(),
         "Prometheus is not installed: install Debian's package `prometheus`, as .ci/run does"
@@ -58,19 +58,18 @@ fn prometheus(folder: &Path, target: &str) -> (KillOnDrop, u16) {
         ),
     )
     .expect("written");
-    let port = free_port();
-    let child = Command::new(PROMETHEUS)
-        .arg(format!("--config.file={}", config.display()))
-        .arg(format!(
-            "--storage.tsdb.path={}",
-            folder.join("data").display()
-        ))
-        .arg(format!("--web.listen-address=127.0.0.1:{port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("prometheus starts");
-    (KillOnDrop::new(child), port)
+    start_listening(|port| {
+        let mut command = Command::new(PROMETHEUS);
+        command
+            .arg(format!("--config.file={}", config.display()))
+            .arg(format!(
+                "--storage.tsdb.path={}",
+                folder.join("data").display()
+            ))
+            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+            .stdout(Stdio::null());
+        command
+    })
 }
 
 /// What Prometheus's query API gives for `query`, once it is `wanted`:
@@ -137,8 +136,7 @@ async fn prometheus_scrapes_the_calls_refusals_and_reloads_the_test_made() {
             up = upstream.uri()
         ),
     );
-    let admin = free_port();
-    let gateway: Listening = start_listening(|port| {
+    let gateway: Listening = start_listening_with_admin(|port, admin| {
         let mut command = Command::new(GATEWAY);
         command
             .args(["serve", "--config"])
@@ -148,6 +146,7 @@ async fn prometheus_scrapes_the_calls_refusals_and_reloads_the_test_made() {
             .stdout(Stdio::null());
         command
     });
+    let admin = gateway.admin.expect("an admin listener");
     let base = format!("http://127.0.0.1:{}", gateway.port);
 
     // Health and readiness, on the admin address and never the MCP port.
@@ -179,7 +178,8 @@ async fn prometheus_scrapes_the_calls_refusals_and_reloads_the_test_made() {
     let key = [("Authorization", "Bearer watched-key-77c1")];
     assert_eq!(call(&guarded, "listPets", json!({}), &key).await, 200);
 
-    let (_prometheus, port) = prometheus(&folder, &format!("127.0.0.1:{admin}"));
+    let prometheus = prometheus(&folder, &format!("127.0.0.1:{admin}"));
+    let port = prometheus.port;
     let wanted = [
         (
             r#"hosted_mcp_calls_total{api="pets",tool="listPets",outcome="ok"}"#,

@@ -23,6 +23,10 @@
 //   POST /_test/rotate  new current key, old key withdrawn from the JWKS
 //                       -> {"kid", "previous_kid"}
 //   GET  /_test/counts  -> {"token_requests", "jwks_requests", "discovery_requests"}
+//   POST /_test/resources {"resources": [...]} -> the same; replaces the
+//        resources it issues tokens for, the first one the default (so a
+//        server started on port 0 can learn the address of a gateway
+//        started after it)
 //   POST /_test/mint {"kind", "audience", "scope"} -> {"token"}; kinds: valid,
 //        expired, not_yet_valid, wrong_issuer, bad_signature, alg_none,
 //        hs256_public_key, malformed_header, unknown_kid, old_kid (409 if
@@ -40,7 +44,8 @@ console.log = console.info = (...args) => console.error(...args);
 
 const config = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const ttl = config.access_token_ttl ?? 300;
-const resources = new Set(config.resources ?? []);
+let resources = new Set(config.resources ?? []);
+let defaultResource = config.default_resource;
 const allowedScopes = new Map((config.clients ?? []).map((c) => [c.client_id, c.scope ?? ""]));
 const keysFile = join(config.state_dir, "keys.json");
 const counts = { token_requests: 0, jwks_requests: 0, discovery_requests: 0 };
@@ -86,7 +91,7 @@ function makeProvider() {
         enabled: true,
         defaultResource: (_ctx, _client, oneOf) => {
           if (oneOf) return oneOf;
-          if (config.default_resource) return config.default_resource;
+          if (defaultResource) return defaultResource;
           throw new errors.InvalidTarget("the resource parameter is required");
         },
         getResourceServerInfo: (_ctx, resource, client) => {
@@ -181,6 +186,12 @@ async function testControl(req, res, path) {
       provider = makeProvider();
       handler = provider.callback();
       answer = { kid: keys.current.kid, previous_kid: keys.previous.kid };
+    } else if (req.method === "POST" && path === "/_test/resources") {
+      const body = await readJson(req);
+      if (!Array.isArray(body.resources)) throw Object.assign(new Error("resources is required"), { status: 400 });
+      resources = new Set(body.resources);
+      defaultResource = body.resources[0];
+      answer = { resources: body.resources };
     } else if (req.method === "POST" && path === "/_test/mint") {
       const body = await readJson(req);
       if (typeof body.audience !== "string") throw Object.assign(new Error("audience is required"), { status: 400 });

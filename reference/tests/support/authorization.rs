@@ -18,19 +18,30 @@ pub const READ_ONLY_CLIENT: (&str, &str) = ("agent-ro", "ro-secret-3b8f51c0d2e9"
 pub struct AuthorizationServer {
     process: Option<KillOnDrop>,
     pub issuer: String,
+    port: u16,
     config: PathBuf,
+    /// Where its stderr goes, quoted when it fails to start.
+    log: PathBuf,
 }
 
 impl AuthorizationServer {
-    /// Starts one on `port` that issues tokens for `resources` (the first
-    /// when a request names none), keeping its signing keys in `state_dir`,
-    /// so that started again on the same port it is the same server.
+    /// Starts one on a port of the kernel's choosing (no other process can
+    /// take it between a pick and the bind), issuing tokens for `resources`
+    /// (the first when a request names none), keeping its signing keys in
+    /// `state_dir`. A gateway started after it names its issuer; its
+    /// resources are given then with [`AuthorizationServer::serve`].
+    pub fn start(state_dir: &Path, resources: &[String]) -> Self {
+        Self::start_with(0, state_dir, resources, 300)
+    }
+
+    /// Starts it again on `port`, the one it had: with the keys kept in
+    /// `state_dir`, the same server.
     pub fn start_on(port: u16, state_dir: &Path, resources: &[String]) -> Self {
         Self::start_with(port, state_dir, resources, 300)
     }
 
-    /// As [`AuthorizationServer::start_on`], its tokens living `ttl`
-    /// seconds.
+    /// As [`AuthorizationServer::start`] on `port` (0: the kernel's
+    /// choice), its tokens living `ttl` seconds.
     pub fn start_with(port: u16, state_dir: &Path, resources: &[String], ttl: u64) -> Self {
         std::fs::create_dir_all(state_dir).expect("the state folder is made");
         let config = state_dir.join("config.json");
@@ -53,7 +64,9 @@ impl AuthorizationServer {
         let mut server = AuthorizationServer {
             process: None,
             issuer: String::new(),
+            port: 0,
             config,
+            log: state_dir.join("server.log"),
         };
         server.run();
         server
@@ -61,11 +74,12 @@ impl AuthorizationServer {
 
     fn run(&mut self) {
         let folder = node_client();
+        let log = std::fs::File::create(&self.log).expect("the server's log is made");
         let mut child = Command::new("node")
             .arg(folder.join("authorization_server.mjs"))
             .arg(&self.config)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(log)
             .spawn()
             .expect("node starts");
         let stdout = child.stdout.take().expect("stdout is piped");
@@ -73,10 +87,27 @@ impl AuthorizationServer {
         BufReader::new(stdout)
             .read_line(&mut line)
             .expect("the server says where it listens");
-        let said: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|_| panic!("the authorization server did not start: {line:?}"));
+        let said: Value = serde_json::from_str(&line).unwrap_or_else(|_| {
+            let _ = child.wait();
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            panic!("the authorization server did not start: {line:?}\n{log}")
+        });
         self.issuer = said["issuer"].as_str().expect("an issuer").to_owned();
+        self.port = said["port"].as_u64().expect("a port") as u16;
         self.process = Some(KillOnDrop::new(child));
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Issues tokens for `resources` from now on, the first the default.
+    pub async fn serve(&self, resources: &[String]) {
+        let answer = self
+            .control("resources", Some(json!({ "resources": resources })))
+            .await;
+        assert_eq!(answer["resources"], json!(resources), "{answer}");
     }
 
     /// Stops it, as an outage would.

@@ -43,6 +43,8 @@ pub fn free_port() -> u16 {
 pub struct Listening {
     pub child: KillOnDrop,
     pub port: u16,
+    /// Its admin listener's port, when started with one.
+    pub admin: Option<u16>,
     /// What it wrote on stderr so far, a line at a time.
     written: Arc<Mutex<String>>,
     reader: Option<JoinHandle<()>>,
@@ -113,11 +115,30 @@ impl Drop for KillOnDrop {
 /// listens is started again on a fresh port, up to three times, and its
 /// stderr is in the panic when it never listens.
 pub fn start_listening(command: impl Fn(u16) -> Command) -> Listening {
+    start_on_fresh_ports(|port, _| command(port), false)
+}
+
+/// As [`start_listening`], for a gateway with an admin listener too:
+/// `command(port, admin)`, both ports fresh on each attempt, ready once
+/// both accept; the admin port is in [`Listening::admin`].
+pub fn start_listening_with_admin(command: impl Fn(u16, u16) -> Command) -> Listening {
+    start_on_fresh_ports(
+        |port, admin| command(port, admin.expect("an admin port")),
+        true,
+    )
+}
+
+fn start_on_fresh_ports(
+    command: impl Fn(u16, Option<u16>) -> Command,
+    with_admin: bool,
+) -> Listening {
     const ATTEMPTS: usize = 3;
+    let listens = |port: u16| TcpStream::connect(("127.0.0.1", port)).is_ok();
     let mut said = Vec::new();
     for _ in 0..ATTEMPTS {
         let port = free_port();
-        let mut child = command(port)
+        let admin = with_admin.then(free_port);
+        let mut child = command(port, admin)
             .stderr(Stdio::piped())
             .spawn()
             .expect("the server starts");
@@ -135,6 +156,7 @@ pub fn start_listening(command: impl Fn(u16) -> Command) -> Listening {
         let mut server = Listening {
             child: KillOnDrop(child),
             port,
+            admin,
             written,
             reader: Some(reader),
         };
@@ -142,7 +164,7 @@ pub fn start_listening(command: impl Fn(u16) -> Command) -> Listening {
         // and a server that dies is seen at once, not at the deadline.
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            if listens(port) && admin.is_none_or(listens) {
                 return server;
             }
             if server.child.try_wait().ok().flatten().is_some() {
