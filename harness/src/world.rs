@@ -136,6 +136,12 @@ impl GatewayWorld {
         Ok(failure)
     }
 
+    /// What the gateway wrote on stderr, once it has gone quiet (bounded):
+    /// for a failed scenario's report, read after the failing step.
+    pub(crate) async fn stderr_once_quiet(&self) -> String {
+        self.gateway.stderr_once_quiet().await
+    }
+
     /// Hands the gateway and its upstream back to the pool after a scenario
     /// that left it running with every call answered (see [`crate::pool`]).
     pub(crate) async fn hand_back(&mut self) {

@@ -145,6 +145,14 @@ fn a_failure_carries_what_it_takes_to_reproduce_it() {
     // No Rust debug text in what the reader sees.
     assert!(!stdout.contains("Some(\""), "{stdout}");
 
+    // Each failure's stderr holds its own call's line, though the reference
+    // writes its log in batches, after its answer: the harness waits for a
+    // failed scenario's gateway to go quiet before keeping what it wrote.
+    for failed in &failed {
+        let stderr = failed["failure"]["stderr"].as_str().unwrap_or_default();
+        assert!(stderr.contains("call tool=\"getPet\""), "{stderr}");
+    }
+
     // The same stderr tail is quoted once.
     assert_eq!(
         stdout.matches("ends as shown above for").count(),

@@ -51,6 +51,13 @@ const START_STRETCH: u32 = 6;
 /// gateway that logs without end.
 const STDERR_LIMIT: usize = 256 * 1024;
 
+/// How long a failed scenario's gateway must write nothing more on stderr
+/// before the report keeps it, and how long it is waited for at most: many
+/// gateways write their log in batches, and a failing step's call is often
+/// in the last one.
+const STDERR_QUIET: Duration = Duration::from_millis(100);
+const STDERR_SETTLE_LIMIT: Duration = Duration::from_secs(1);
+
 /// How many ports an HTTP gateway is offered before a taken port counts as
 /// its own failure.
 const PORT_ATTEMPTS: usize = 3;
@@ -508,6 +515,23 @@ impl Gateway {
     pub fn stderr(&self) -> String {
         let buf = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         String::from_utf8_lossy(&buf).into_owned()
+    }
+
+    /// What the gateway has written to stderr once it has written nothing
+    /// for a moment (bounded): for a failure's report.
+    pub async fn stderr_once_quiet(&self) -> String {
+        let written = || self.stderr.lock().unwrap_or_else(|e| e.into_inner()).len();
+        let until = Instant::now() + STDERR_SETTLE_LIMIT;
+        let mut seen = written();
+        while Instant::now() < until {
+            sleep(STDERR_QUIET).await;
+            let now = written();
+            if now == seen {
+                break;
+            }
+            seen = now;
+        }
+        self.stderr()
     }
 
     /// Drops what the gateway wrote to stderr so far: it serves another

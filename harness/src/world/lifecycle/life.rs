@@ -98,6 +98,14 @@ impl Life {
         }
     }
 
+    /// As [`Life::stderr`], a running gateway's once it has gone quiet.
+    pub(super) async fn stderr_once_quiet(&self) -> String {
+        match self {
+            Life::Running(running) => running.gateway.stderr_once_quiet().await,
+            _ => self.stderr(),
+        }
+    }
+
     /// Why the scenario was not run: no launch was made, for a reason that
     /// is no matter of the gateway (`--max-failures`, a credential place it
     /// cannot take).

@@ -200,6 +200,12 @@ impl Lifecycle {
         self.life.stderr()
     }
 
+    /// What the gateway wrote on stderr once it has gone quiet: a failed
+    /// scenario's evidence, lines its log still held at the failure included.
+    pub(crate) async fn stderr_once_quiet(&self) -> String {
+        self.life.stderr_once_quiet().await
+    }
+
     /// The process group of the running gateway, if one is running.
     pub(crate) fn running_group(&self) -> Option<i32> {
         self.life.running().and_then(|r| r.gateway.group())
