@@ -293,13 +293,9 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
             let into = keep_root.join(kept_name(feature, scenario));
             let after_scenario = after_scenario.clone();
             async move {
-                // A failure's evidence: a gateway that logs in batches may
-                // still hold the failing call's line when the step fails.
-                let stderr = if passed {
-                    None
-                } else {
-                    Some(world.stderr_once_quiet().await)
-                };
+                if !passed {
+                    world.settle_stderr().await;
+                }
                 world.hand_back().await;
                 world.teardown();
                 let kept = (keep_all || !passed)
@@ -316,7 +312,6 @@ pub async fn run(options: Options) -> anyhow::Result<u8> {
                     LeftBehind {
                         codes: world.codes_seen(),
                         kept,
-                        stderr,
                     },
                 );
             }

@@ -136,10 +136,12 @@ impl GatewayWorld {
         Ok(failure)
     }
 
-    /// What the gateway wrote on stderr, once it has gone quiet (bounded):
-    /// for a failed scenario's report, read after the failing step.
-    pub(crate) async fn stderr_once_quiet(&self) -> String {
-        self.gateway.stderr_once_quiet().await
+    /// Waits until the gateway has written nothing on stderr for a moment
+    /// (bounded), its scenario having failed: a gateway that writes its log
+    /// in batches may still hold the failing call's line. The report reads
+    /// its stderr once the scenario is torn down.
+    pub(crate) async fn settle_stderr(&mut self) {
+        self.gateway.settle_stderr().await;
     }
 
     /// Hands the gateway and its upstream back to the pool after a scenario

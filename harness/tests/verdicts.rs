@@ -447,6 +447,42 @@ fn a_wrong_answer_to_the_handshake_is_judged_not_taken_for_a_start_failure() {
     );
 }
 
+/// A gateway that gives a wrong answer and crashes after it is judged on
+/// the answer it gave, as at the failure: its exit while the harness waits
+/// for its stderr to go quiet is no cause to leave the rule unjudged, and
+/// the report keeps what it wrote meanwhile.
+#[test]
+fn a_crash_after_a_wrong_answer_leaves_the_verdict_on_the_answer() {
+    let gateway = format!(
+        "python3 {} {{openapi}} {{base_url}}",
+        test_gateway("crashes_after_its_answer.py")
+    );
+    let run = harness(
+        "crashes-after-its-answer",
+        &[
+            "--transport",
+            "stdio",
+            "--gateway",
+            &gateway,
+            "--scenario",
+            "features/protocol.feature:129",
+        ],
+    );
+    assert_eq!(
+        run.rule("TC-PROTO-005")["status"],
+        "failed",
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.report
+            .to_string()
+            .contains("crashed on the way out of an error"),
+        "the stderr written after the failure is kept\n{}",
+        run.stdout
+    );
+}
+
 /// A gateway that never starts is found out from its first few launches:
 /// the rest are not launched, every scenario is an error of that one cause,
 /// shown once with the command as run, and no rule passes.

@@ -517,9 +517,9 @@ impl Gateway {
         String::from_utf8_lossy(&buf).into_owned()
     }
 
-    /// What the gateway has written to stderr once it has written nothing
-    /// for a moment (bounded): for a failure's report.
-    pub async fn stderr_once_quiet(&self) -> String {
+    /// Waits until the gateway has written nothing on stderr for a moment
+    /// (bounded): for a failure's report.
+    pub async fn wait_for_quiet_stderr(&self) {
         let written = || self.stderr.lock().unwrap_or_else(|e| e.into_inner()).len();
         let until = Instant::now() + STDERR_SETTLE_LIMIT;
         let mut seen = written();
@@ -531,7 +531,6 @@ impl Gateway {
             }
             seen = now;
         }
-        self.stderr()
     }
 
     /// Drops what the gateway wrote to stderr so far: it serves another

@@ -207,9 +207,6 @@ pub struct LeftBehind {
     pub codes: Vec<String>,
     /// Where the scenario's document and files were, and where they were kept.
     pub kept: Option<(PathBuf, PathBuf)>,
-    /// For a scenario that did not pass, what its gateway wrote on stderr
-    /// once quiet: the lines it still held when the step failed included.
-    pub stderr: Option<String>,
 }
 
 /// [`LeftBehind`] of each scenario, until the recorder takes it.
@@ -332,9 +329,6 @@ impl<Inner> Recorder<Inner> {
                 report.codes = left.codes;
                 if status != Status::Passed {
                     let mut failure = failure;
-                    if let Some(stderr) = left.stderr {
-                        failure.stderr = stderr;
-                    }
                     if let Some((was, now)) = left.kept {
                         let (was, now) = (was.display().to_string(), now.display().to_string());
                         // The launch line then names files that still exist.

@@ -39,6 +39,9 @@ pub(super) struct Running {
     /// Why its MCP handshake failed, if it did: it may still be running
     /// (see [`Life::launch_failure`]).
     pub(super) failed_handshake: Option<StartFailure>,
+    /// Whether it was running when its scenario failed (see
+    /// [`Life::settle_stderr`]).
+    running_at_failure: bool,
 }
 
 /// What the gateway left behind when its scenario ended.
@@ -57,6 +60,7 @@ impl Running {
             key,
             served_before,
             failed_handshake: None,
+            running_at_failure: false,
         }
     }
 }
@@ -98,12 +102,17 @@ impl Life {
         }
     }
 
-    /// As [`Life::stderr`], a running gateway's once it has gone quiet.
-    pub(super) async fn stderr_once_quiet(&self) -> String {
-        match self {
-            Life::Running(running) => running.gateway.stderr_once_quiet().await,
-            _ => self.stderr(),
+    /// Waits for a running gateway's stderr to go quiet, its scenario
+    /// having failed. Its exit is judged as it was at the failure: one
+    /// during the wait (a crash on the way out of its last answer) is no
+    /// verdict on what the scenario saw, and its stderr shows it.
+    pub(super) async fn settle_stderr(&mut self) {
+        let Life::Running(running) = self else { return };
+        if running.gateway.exit_status().is_some() {
+            return;
         }
+        running.running_at_failure = true;
+        running.gateway.wait_for_quiet_stderr().await;
     }
 
     /// Why the scenario was not run: no launch was made, for a reason that
@@ -161,7 +170,11 @@ impl Life {
         if let Life::Running(running) = self {
             let ended = Ended {
                 stderr: running.gateway.stderr(),
-                exited: running.gateway.exit_status(),
+                exited: if running.running_at_failure {
+                    None
+                } else {
+                    running.gateway.exit_status()
+                },
             };
             *self = Life::Ended(ended);
         }

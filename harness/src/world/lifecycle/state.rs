@@ -200,10 +200,10 @@ impl Lifecycle {
         self.life.stderr()
     }
 
-    /// What the gateway wrote on stderr once it has gone quiet: a failed
-    /// scenario's evidence, lines its log still held at the failure included.
-    pub(crate) async fn stderr_once_quiet(&self) -> String {
-        self.life.stderr_once_quiet().await
+    /// Waits for the gateway's stderr to go quiet, its scenario having
+    /// failed (see [`Life::settle_stderr`]).
+    pub(crate) async fn settle_stderr(&mut self) {
+        self.life.settle_stderr().await;
     }
 
     /// The process group of the running gateway, if one is running.
