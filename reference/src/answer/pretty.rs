@@ -56,8 +56,15 @@ pub fn pretty(text: &str) -> Option<String> {
             }
             b'"' => {
                 let end = string_end(bytes, at);
-                let decoded: String = serde_json::from_str(&text[at..end]).ok()?;
-                out.push_str(&serde_json::to_string(&decoded).ok()?);
+                let string = &text[at..end];
+                if string.contains('\\') {
+                    let decoded: String = serde_json::from_str(string).ok()?;
+                    out.push_str(&serde_json::to_string(&decoded).ok()?);
+                } else {
+                    // Valid JSON with no escape is what encoding it again
+                    // would write, byte for byte: copied, not decoded.
+                    out.push_str(string);
+                }
                 at = end;
             }
             _ => {
@@ -132,6 +139,22 @@ mod tests {
             "{\n  \"k\": \"sk-1/2 \\\"q\\\" é\"\n}"
         );
         assert_eq!(pretty(r#""a,]}b""#).unwrap(), r#""a,]}b""#);
+    }
+
+    #[test]
+    fn strings_without_escapes_are_what_encoding_them_again_writes() {
+        for string in [
+            "",
+            "plain",
+            "é 中 😀",
+            "\u{7f}</script>/",
+            "sk_live_1",
+            " \u{2028} ",
+        ] {
+            let encoded = serde_json::to_string(string).unwrap();
+            assert!(!encoded.contains('\\'), "{encoded}");
+            assert_eq!(pretty(&encoded).unwrap(), encoded);
+        }
     }
 
     #[test]

@@ -101,12 +101,23 @@ enum DotSegment {
     Parent,
 }
 
-/// `.` and `..`, also written as `%2e` (as URL parsers read them).
+/// `.` and `..`, also written as `%2e` in either case (as URL parsers read
+/// them). Read token by token, not decoded into a new string: every segment
+/// of every call passes here.
 fn dot_segment(segment: &str) -> Option<DotSegment> {
-    let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
-    match decoded.as_str() {
-        "." => Some(DotSegment::Current),
-        ".." => Some(DotSegment::Parent),
+    let mut rest = segment.as_bytes();
+    let mut dots = 0;
+    while !rest.is_empty() {
+        rest = match rest {
+            [b'.', after @ ..] => after,
+            [b'%', b'2', b'e' | b'E', after @ ..] => after,
+            _ => return None,
+        };
+        dots += 1;
+    }
+    match dots {
+        1 => Some(DotSegment::Current),
+        2 => Some(DotSegment::Parent),
         _ => None,
     }
 }
