@@ -52,8 +52,9 @@
 //! round by round (direct, http, http, stdio, direct, ...), so background load
 //! hits them alike. For each path: median and p99 latency, calls per second,
 //! the gateway's CPU per call (utime + stime from `/proc/<pid>/stat` over its
-//! rounds; for `direct`, the upstream's; for `proxy-floor`, the forwarder's),
-//! its peak RSS (`VmHWM`, reset before each concurrency through
+//! rounds; for `direct`, the upstream's; for `proxy-floor`, the forwarder's)
+//! and of it the kernel's (stime: system calls, and the loopback receive and
+//! wake-up of the other side that a `write` runs), its peak RSS (`VmHWM`, reset before each concurrency through
 //! `/proc/<pid>/clear_refs`), and each figure over direct's.
 //!
 //! Run (the bench profile is the release one):
@@ -104,7 +105,7 @@ mod agents;
 mod process;
 use process::{
     cpu_ticks, gateway_binary, load_average, serve_connections, serve_upstream, start_serving,
-    start_upstream, ticks_per_second, Status,
+    start_upstream, ticks_per_second, user_and_kernel_ticks, Status,
 };
 
 /// The upstream's answer to every call: 35 bytes of JSON.
@@ -391,10 +392,12 @@ async fn run(options: Options) -> std::process::ExitCode {
                 .max(concurrency);
                 let requests_before = path.calls_counted(&upstream).await;
                 let cpu_before = path.cpu_ticks();
+                let kernel_before = path.kernel_ticks();
                 let started = Instant::now();
                 let latencies = path.round(concurrency, calls).await;
                 figures.wall += started.elapsed();
                 figures.cpu_ticks += path.cpu_ticks() - cpu_before;
+                figures.kernel_ticks += path.kernel_ticks() - kernel_before;
                 let requests = path.calls_counted(&upstream).await - requests_before;
                 assert_eq!(
                     requests,
@@ -1112,9 +1115,18 @@ impl Path_ {
     /// CPU ticks of the process serving the call: the gateway, the
     /// forwarder, or for `direct` the upstream process.
     fn cpu_ticks(&self) -> u64 {
+        cpu_ticks(self.serving_pid())
+    }
+
+    /// Of [`Path_::cpu_ticks`], the kernel's.
+    fn kernel_ticks(&self) -> u64 {
+        user_and_kernel_ticks(self.serving_pid()).1
+    }
+
+    fn serving_pid(&self) -> u32 {
         match &self.how {
-            How::Direct { served_by, .. } => cpu_ticks(*served_by),
-            How::Mcp { gateway, .. } => cpu_ticks(gateway.pid()),
+            How::Direct { served_by, .. } => *served_by,
+            How::Mcp { gateway, .. } => gateway.pid(),
         }
     }
 
@@ -1254,6 +1266,7 @@ struct Figures {
     round_medians: Vec<Duration>,
     wall: Duration,
     cpu_ticks: u64,
+    kernel_ticks: u64,
 }
 
 struct Row {
@@ -1263,6 +1276,7 @@ struct Row {
     p99: Duration,
     per_second: f64,
     cpu_per_call: Duration,
+    kernel_per_call: Duration,
     peak_rss: Option<u64>,
     round_medians: Vec<Duration>,
 }
@@ -1271,6 +1285,8 @@ impl Row {
     fn new(path: &Path_, concurrency: usize, mut figures: Figures) -> Row {
         figures.latencies.sort_unstable();
         let calls = figures.latencies.len();
+        let per_call =
+            |ticks: u64| Duration::from_secs_f64(ticks as f64 / ticks_per_second() / calls as f64);
         let at = |fraction: f64| {
             let index = ((calls as f64 * fraction).ceil() as usize).clamp(1, calls) - 1;
             figures.latencies[index]
@@ -1281,9 +1297,8 @@ impl Row {
             median: at(0.5),
             p99: at(0.99),
             per_second: calls as f64 / figures.wall.as_secs_f64(),
-            cpu_per_call: Duration::from_secs_f64(
-                figures.cpu_ticks as f64 / ticks_per_second() / calls as f64,
-            ),
+            cpu_per_call: per_call(figures.cpu_ticks),
+            kernel_per_call: per_call(figures.kernel_ticks),
             peak_rss: path.peak_rss(),
             round_medians: figures.round_medians,
         }
@@ -1311,9 +1326,9 @@ const GUARDED: [&str; 2] = ["http-2025-11-25-raw", "stdio-2025-11-25-raw"];
 fn print_table(rows: &[Row], smoke: bool) -> std::process::ExitCode {
     println!();
     println!(
-        "| at once | path | median µs | p99 µs | calls/s | CPU µs/call | peak RSS MB | median / direct | p99 / direct | calls/s / direct |"
+        "| at once | path | median µs | p99 µs | calls/s | CPU µs/call | of it kernel | peak RSS MB | median / direct | p99 / direct | calls/s / direct |"
     );
-    println!("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    println!("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     // For the guard: each round's median over the direct round just before
     // it, and of those the best. Load from elsewhere slows some rounds of
     // either side; a regression in the gateway slows every round of it.
@@ -1343,13 +1358,14 @@ fn print_table(rows: &[Row], smoke: bool) -> std::process::ExitCode {
             micros(row.cpu_per_call)
         };
         println!(
-            "| {} | {} | {} | {} | {:.0} | {} | {} | {:.2} | {:.2} | {:.2} |",
+            "| {} | {} | {} | {} | {:.0} | {} | {} | {} | {:.2} | {:.2} | {:.2} |",
             row.concurrency,
             row.label,
             micros(row.median),
             micros(row.p99),
             row.per_second,
             cpu,
+            micros(row.kernel_per_call),
             row.peak_rss.map_or("".into(), |bytes| format!(
                 "{:.1}",
                 bytes as f64 / 1048576.0

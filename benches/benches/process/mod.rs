@@ -82,13 +82,21 @@ pub fn load_average() -> String {
 
 /// utime + stime of a process in clock ticks, from `/proc/<pid>/stat`.
 pub fn cpu_ticks(pid: u32) -> u64 {
+    let (user, kernel) = user_and_kernel_ticks(pid);
+    user + kernel
+}
+
+/// `utime` and `stime` from `/proc/<pid>/stat`, (0, 0) once it is gone. The
+/// kernel's share is its system calls and, on loopback, the other side's TCP
+/// receive and wake-up, which the sender's `write` runs.
+pub fn user_and_kernel_ticks(pid: u32) -> (u64, u64) {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
     // The command name, in parentheses, may hold spaces: count after it.
     let after = text.rsplit_once(')').map_or("", |(_, rest)| rest);
     let fields: Vec<&str> = after.split_whitespace().collect();
     // Fields 14 and 15 of proc_pid_stat(5); `after` starts at field 3.
     let field = |n: usize| fields.get(n - 3).and_then(|f| f.parse::<u64>().ok());
-    field(14).unwrap_or(0) + field(15).unwrap_or(0)
+    (field(14).unwrap_or(0), field(15).unwrap_or(0))
 }
 
 pub fn ticks_per_second() -> f64 {
