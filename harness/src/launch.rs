@@ -14,4 +14,4 @@ pub use child::{
     default_launches, Gateway, Invocation, Launch, Launcher, StartFailure, CREDENTIAL_ENV,
     CREDENTIAL_IN_ENV, DEFAULT_START_TIMEOUT,
 };
-pub use template::{shell_quoted, Target, Template, Transport, DEFAULT_ENDPOINT};
+pub use template::{shell_quoted, Target, Template, Transport, DEFAULT_ENDPOINT, PLACEHOLDERS};

@@ -8,6 +8,21 @@ use anyhow::bail;
 
 use crate::{client_auth::ClientAuth, issuer::Issuer};
 
+/// Every placeholder a command template may hold, in the order a reader
+/// meets them: the document, the upstream's base URL, the port to listen on,
+/// the preparation's output folder, and for a gateway checking its clients'
+/// tokens the authorization server's issuer URL, its key set's URL, and the
+/// gateway's own resource URL.
+pub const PLACEHOLDERS: [&str; 7] = [
+    "{openapi}",
+    "{base_url}",
+    "{port}",
+    "{prepared}",
+    "{issuer}",
+    "{jwks_uri}",
+    "{resource}",
+];
+
 /// How the harness speaks MCP to a gateway.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Transport {

@@ -6,6 +6,7 @@ use std::{collections::BTreeMap, fmt::Write as _};
 
 use super::judged::{command_label, Gateway, Outcome, Page, REVISION_MARK};
 use crate::catalogue::Level;
+use crate::launch::PLACEHOLDERS;
 use crate::report::markdown::{self, anchor, code, fenced, inline};
 use crate::report::summary::{RuleReport, ScenarioReport, Status};
 
@@ -33,6 +34,25 @@ const START_UP_SIGNS: [&str; 4] = [
 /// How a failure the harness words as a start-up failure begins; the
 /// glance says it once, in its own words.
 const NOT_STARTED: &str = "the gateway did not start: ";
+
+/// The placeholders `templates` hold, as a page names them: "`{openapi}`,
+/// `{base_url}` and `{port}` are".
+fn placeholders_used<'a>(templates: impl Iterator<Item = &'a String> + Clone) -> String {
+    let used: Vec<String> = PLACEHOLDERS
+        .iter()
+        .filter(|placeholder| {
+            templates
+                .clone()
+                .any(|template| template.contains(*placeholder))
+        })
+        .map(|placeholder| format!("`{placeholder}`"))
+        .collect();
+    match used.as_slice() {
+        [] => "nothing is".to_owned(),
+        [one] => format!("{one} is"),
+        [first @ .., last] => format!("{} and {last} are", first.join(", ")),
+    }
+}
 
 /// One gateway's page: how it was judged, then its failures by section and
 /// rule with their evidence, then what was not judged and not run.
@@ -73,8 +93,10 @@ pub(super) fn gateway_page(gateway: &Gateway<'_>, root: &str) -> Page {
         reused = run.reused,
     );
     text.push_str(&at_a_glance(gateway, &unrooted));
-    text.push_str(
-        "\nHow it was run (`{openapi}`, `{base_url}` and `{port}` are filled in per scenario):\n\n",
+    let _ = writeln!(
+        text,
+        "\nHow it was run ({} filled in per scenario):\n",
+        placeholders_used(run.gateway.values())
     );
     for (transport, template) in &run.gateway {
         let _ = writeln!(
@@ -85,12 +107,17 @@ pub(super) fn gateway_page(gateway: &Gateway<'_>, root: &str) -> Page {
         );
     }
 
-    let clients = if gateway.shown_a_client_credential() {
+    let clients = if gateway.judged_as_a_resource_server() {
+        "given the harness's authorization server (`--client-auth oauth`): it lets in only \
+         the tokens that server issues for it, and TC-REQ-021, TC-PROTO-010 and the rules of \
+         MCP authorization (TC-AUTH) are judged"
+    } else if gateway.shown_a_client_credential() {
         "shown the harness's client credential (`--client-auth`): it lets in only that client, \
-         and TC-REQ-021 and TC-PROTO-010 are judged"
+         and TC-REQ-021 and TC-PROTO-010 are judged; the rules of MCP authorization (TC-AUTH) \
+         are not run"
     } else {
         "not shown a client credential (no `--client-auth`: it lets in anyone, or was run so), \
-         so TC-REQ-021 and TC-PROTO-010 are not run"
+         so TC-REQ-021, TC-PROTO-010 and the rules of MCP authorization (TC-AUTH) are not run"
     };
     let _ = writeln!(text, "- Its own clients: {clients}.");
     text.push_str(

@@ -89,6 +89,19 @@ impl Gateway<'_> {
         })
     }
 
+    /// Whether the run gave the gateway the harness's authorization server
+    /// (`--client-auth oauth`): then the rules of MCP authorization were
+    /// judged too.
+    pub(super) fn judged_as_a_resource_server(&self) -> bool {
+        self.run.scenarios.iter().any(|scenario| {
+            scenario
+                .rules
+                .iter()
+                .any(|rule| rule.starts_with(AUTHORIZATION_RULES))
+                && scenario.status != Status::NotRun
+        })
+    }
+
     pub(super) fn date(&self) -> &str {
         self.run
             .started
@@ -123,6 +136,10 @@ pub(super) struct Tally {
 /// The rule judged only when a run shows the gateway a credential of its
 /// own clients.
 pub(super) const CLIENT_RULE: &str = "TC-PROTO-010";
+
+/// The prefix of the rules of MCP authorization, judged only when a run
+/// gives the gateway the harness's authorization server.
+const AUTHORIZATION_RULES: &str = "TC-AUTH-";
 
 /// How the kit's reference gateway names itself (`--gateway-name`).
 const REFERENCE_NAME: &str = "hosted-mcp-gateway";

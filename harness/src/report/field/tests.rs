@@ -152,9 +152,64 @@ fn the_table_and_pages_say_which_gateways_were_shown_a_client_credential() {
     assert!(pages[1]
         .text
         .contains("- Its own clients: shown the harness's client credential"));
+    assert!(pages[1].text.contains("(TC-AUTH) are not run"));
     assert!(pages[2]
         .text
         .contains("- Its own clients: not shown a client credential"));
+}
+
+#[test]
+fn a_page_says_a_gateway_was_judged_as_a_resource_server_and_names_its_placeholders() {
+    let (file, mut resource) = run(
+        "Resource 1.0",
+        vec![
+            scenario(CLIENT_RULE, Level::Recommended, Status::Passed),
+            scenario("TC-AUTH-001", Level::Required, Status::Passed),
+        ],
+    );
+    resource.gateway.insert(
+        "http".into(),
+        "/repo/gw --issuer {issuer} --resource {resource} --spec {openapi} --port {port}".into(),
+    );
+    let pages = pages_of(&[(file, resource)]);
+    let page = &pages[1].text;
+    assert!(
+        page.contains(
+            "How it was run (`{openapi}`, `{port}`, `{issuer}` and `{resource}` are filled in \
+             per scenario):"
+        ),
+        "{page}"
+    );
+    assert!(
+        page.contains(
+            "- Its own clients: given the harness's authorization server (`--client-auth oauth`)"
+        ),
+        "{page}"
+    );
+    // The same gateway, its authorization rules not run: shown a credential only.
+    let (file, mut credential) = run(
+        "Key 1.0",
+        vec![
+            scenario(CLIENT_RULE, Level::Recommended, Status::Passed),
+            scenario("TC-AUTH-001", Level::Required, Status::NotRun),
+        ],
+    );
+    credential
+        .gateway
+        .insert("stdio".into(), "/repo/gw --stdio".into());
+    let page = &pages_of(&[(file, credential)])[1].text;
+    assert!(
+        page.contains("How it was run (`{port}` is filled in per scenario):"),
+        "{page}"
+    );
+    assert!(
+        page.contains("- Its own clients: shown the harness's client credential"),
+        "{page}"
+    );
+}
+
+fn pages_of(runs: &[(String, Summary)]) -> Vec<Page> {
+    pages(runs, "/repo/").expect("pages")
 }
 
 #[test]
