@@ -1,14 +1,14 @@
 //! Real third-party MCP clients, the official Python SDK and TypeScript SDK
-//! clients, list the reference gateway's tools over Streamable HTTP (both
-//! protocol eras) and over stdio, see exactly what `hosted-mcp-gateway
-//! tools` prints, and read answers of any size.
+//! clients and the MCP Inspector's CLI, list the reference gateway's tools
+//! over Streamable HTTP (both protocol eras) and over stdio, see exactly
+//! what `hosted-mcp-gateway tools` prints, and read answers of any size.
 //!
 //! The SDKs are installed by these tests under the target directory: the
 //! Python SDK into a virtual environment (pinned in
-//! `tests/python/requirements.txt`), the TypeScript client with `npm ci`
-//! (pinned in `tests/node/package-lock.json`), once per pin; they need
-//! `python3`, Node 20 or newer with npm, and the package registries the
-//! first time.
+//! `tests/python/requirements.txt`), the TypeScript client and the
+//! Inspector with `npm ci` (pinned in `tests/node/package-lock.json`), once
+//! per pin; they need `python3`, Node 20 or newer with npm, and the package
+//! registries the first time.
 
 use std::process::{Command, Stdio};
 
@@ -310,4 +310,82 @@ fn sdk_clients_list_and_call_every_corpus_document_with_a_tool_list_over_one_meb
         }
     }
     assert!(big > 0, "no corpus document has a tool list over 1 MiB");
+}
+
+/// The MCP Inspector's CLI (pinned in `tests/node/package.json`), the tool
+/// developers reach for first, in both of its protocol eras (`legacy`:
+/// `initialize`; `modern`: `server/discover`), over Streamable HTTP and over
+/// stdio: it lists exactly the tools `hosted-mcp-gateway tools` gives, and a
+/// call comes back with the upstream's answer.
+#[test]
+fn the_inspector_lists_and_calls_in_both_eras_over_http_and_stdio() {
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let upstream = runtime.block_on(wiremock::MockServer::start());
+    runtime.block_on(
+        wiremock::Mock::given(wiremock::matchers::method("GET"))
+            .and(wiremock::matchers::path("/pets/7"))
+            .respond_with(
+                wiremock::ResponseTemplate::new(200)
+                    .set_body_raw(r#"{"id":7,"name":"Rex"}"#, "application/json"),
+            )
+            .mount(&upstream),
+    );
+    let gateway = HttpGateway::serving(&fixture(), &upstream.uri());
+    let inspector = node_client().join("node_modules/.bin/mcp-inspector");
+    let stdio_gateway = |command: &mut Command| {
+        command
+            .args(["--", GATEWAY, "serve", "--openapi"])
+            .arg(fixture())
+            .args(["--base-url", &upstream.uri(), "--stdio"]);
+    };
+    let expected = expected_tools();
+    for era in ["legacy", "modern"] {
+        for transport in ["http", "stdio"] {
+            let run = |method: &[&str]| -> Value {
+                let mut command = Command::new(&inspector);
+                command
+                    .args([
+                        "--cli",
+                        "--quiet",
+                        "--format",
+                        "json",
+                        "--protocol-era",
+                        era,
+                    ])
+                    .args(method)
+                    .env("HOSTED_MCP_CREDENTIAL", "inspector-test");
+                match transport {
+                    "http" => command.arg(&gateway.url),
+                    _ => {
+                        stdio_gateway(&mut command);
+                        &mut command
+                    }
+                };
+                let output = run_checked(&mut command);
+                let printed: Value =
+                    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+                        panic!(
+                            "the Inspector ({era}, {transport}) printed no JSON ({error}): {}",
+                            String::from_utf8_lossy(&output.stdout)
+                        )
+                    });
+                printed["result"].clone()
+            };
+            let listed = run(&["--method", "tools/list"]);
+            assert_same_tools(&listed, &expected);
+            let called = run(&[
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "showPetById",
+                "--tool-args-json",
+                r#"{"petId":"7"}"#,
+            ]);
+            assert_eq!(called["isError"], false, "{era} {transport}: {called}");
+            assert_eq!(
+                called["content"][0]["text"], "{\n  \"id\": 7,\n  \"name\": \"Rex\"\n}",
+                "{era} {transport}: {called}"
+            );
+        }
+    }
 }
