@@ -40,9 +40,16 @@ fn run(u: &mut Unstructured) -> arbitrary::Result<()> {
     // credential at all.
     let mut credential = gen::text(u)?.replace('\u{FFFD}', "?");
     if whole_answers {
-        // Messages of the catalogue around the body hold ordinary words; a
-        // credential that starts with a snowman is none of them.
+        // Messages of the catalogue around the body hold ordinary words and
+        // numbers; a credential that starts with a snowman is none of them.
+        // A basic credential's password is a secret of its own (" 1" would
+        // be found in "with 1179 bytes"), so it starts with one too.
         credential.insert(0, '\u{2603}');
+        if basic {
+            if let Some(colon) = credential.find(':') {
+                credential.insert(colon + 1, '\u{2603}');
+            }
+        }
     }
     if credential.is_empty() {
         return Ok(());
