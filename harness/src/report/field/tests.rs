@@ -38,18 +38,14 @@ fn the_table_counts_rules_by_outcome_and_links_each_gateway() {
         ),
         run("@scope/bad-gw 0.7.0", vec![failed_with_evidence()]),
     ];
-    let pages = pages(&runs, "/repo/").expect("pages");
+    let pages = pages_of(&runs);
     let files: Vec<&str> = pages.iter().map(|p| p.file.as_str()).collect();
     assert_eq!(
         files,
         ["field.md", "field-good.md", "field-scope-bad-gw.md"]
     );
     let table = &pages[0].text;
-    let of = Catalogue::embedded()
-        .rules
-        .iter()
-        .filter(|r| r.level == Level::Required)
-        .count();
+    let of = required_rules();
     assert!(
         table.contains(&format!(
             "| [Good 1.0](field-good.md) | Streamable HTTP | – | 1/{of} –{} |",
@@ -84,7 +80,7 @@ fn the_reference_comes_first_then_the_most_required_rules_passed() {
         run("Many 2.0", passed(&["TC-NAME-001", "TC-NAME-005"])),
         run("hosted-mcp-gateway 0.1.0", Vec::new()),
     ];
-    let table = &pages(&runs, "/repo/").expect("pages")[0].text;
+    let table = &pages_of(&runs)[0].text;
     let at = |name: &str| table.find(&format!("| [{name}]")).expect(name);
     assert!(at("hosted-mcp-gateway 0.1.0") < at("Many 2.0"), "{table}");
     assert!(at("Many 2.0") < at("Few 1.0"), "{table}");
@@ -101,12 +97,8 @@ fn a_rule_passed_wherever_it_ran_is_passed_in_part_not_not_run() {
             elsewhere,
         ],
     )];
-    let pages = pages(&runs, "/repo/").expect("pages");
-    let of = Catalogue::embedded()
-        .rules
-        .iter()
-        .filter(|r| r.level == Level::Required)
-        .count();
+    let pages = pages_of(&runs);
+    let of = required_rules();
     assert!(
         pages[0]
             .text
@@ -127,7 +119,7 @@ fn a_rule_passed_wherever_it_ran_is_passed_in_part_not_not_run() {
         "None 1.0",
         vec![scenario("TC-NAME-001", Level::Required, Status::NotRun)],
     );
-    let table = &super::pages(&[none], "/repo/").expect("pages")[0].text;
+    let table = &pages_of(&[none])[0].text;
     assert!(table.contains(&format!("| 0/{of} –{of} |")), "{table}");
 }
 
@@ -139,7 +131,7 @@ fn the_table_and_pages_say_which_gateways_were_shown_a_client_credential() {
         run("Checks 1.0", vec![shown]),
         run("Open 1.0", vec![unshown]),
     ];
-    let pages = pages(&runs, "/repo/").expect("pages");
+    let pages = pages_of(&runs);
     let table = &pages[0].text;
     assert!(
         table.contains("| [Checks 1.0](field-checks.md) | Streamable HTTP | checked |"),
@@ -212,6 +204,15 @@ fn pages_of(runs: &[(String, Summary)]) -> Vec<Page> {
     pages(runs, "/repo/").expect("pages")
 }
 
+/// How many rules the catalogue requires.
+fn required_rules() -> usize {
+    Catalogue::embedded()
+        .rules
+        .iter()
+        .filter(|r| r.level == Level::Required)
+        .count()
+}
+
 #[test]
 fn a_gateway_page_shows_each_failure_with_its_reason_and_evidence() {
     let mut not_judged = scenario("TC-ARG-001", Level::Required, Status::NotJudged);
@@ -220,7 +221,7 @@ fn a_gateway_page_shows_each_failure_with_its_reason_and_evidence() {
         ..Failure::default()
     });
     let runs = vec![run("Bad 2.0", vec![failed_with_evidence(), not_judged])];
-    let pages = pages(&runs, "/repo/").expect("pages");
+    let pages = pages_of(&runs);
     let page = &pages[1].text;
     assert!(page.contains("#### TC-NAME-001"), "{page}");
     assert!(
@@ -312,7 +313,7 @@ fn the_glance_gives_each_broken_rule_a_line_that_links_to_its_section() {
             vec![scenario("TC-NAME-001", Level::Required, Status::Passed)],
         ),
     ];
-    let pages = pages(&runs, "/repo/").expect("pages");
+    let pages = pages_of(&runs);
     let page = &pages[1].text;
     // In catalogue order, the reason for the listed rule, the summary
     // (rootless) for the other, each linked to its heading's id.
@@ -373,7 +374,7 @@ fn a_rule_broken_only_by_launches_that_failed_says_so_at_a_glance() {
         .1
         .expected_failures
         .push(baseline("TC-CHECK-014", reason));
-    let pages = pages(&[gateway], "/repo/").expect("pages");
+    let pages = pages_of(&[gateway]);
     assert_eq!(
         glance_lines(&pages[1].text),
         [
